@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# pgcp-exporter: multi-stage build on Node 24 LTS (slim). CI runs the same install, build and
+# start steps outside Docker (.ci/production-smoke), since no Docker engine runs there.
+
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:24-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+COPY dashboards ./dashboards
+# State (checkpoints, counter totals, alert outbox) lives in a volume owned by the non-root user.
+RUN mkdir -p /var/lib/pgcp-exporter && chown node:node /var/lib/pgcp-exporter
+VOLUME ["/var/lib/pgcp-exporter"]
+ENV PGCP_STATE_DIR=/var/lib/pgcp-exporter
+USER node
+EXPOSE 9642
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9642/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["run"]

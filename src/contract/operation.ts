@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { idSchema, resourceIdSchema, timestampSchema } from "./common.js";
+
+/**
+ * Operation actions named by the seed specification. The real API has many more and keeps
+ * adding them, so the wire schema accepts any string: these constants exist for code that
+ * produces or reasons about the known ones.
+ */
+export const KNOWN_OPERATION_ACTIONS = [
+  "apply_config",
+  "apply_storage_config",
+  "check_availability",
+  "create_branch",
+  "create_timeline",
+  "delete_tenant",
+  "start_compute",
+  "suspend_compute",
+] as const;
+export type KnownOperationAction = (typeof KNOWN_OPERATION_ACTIONS)[number];
+/** An action: one of the known values, or any other string the service starts sending. */
+export type OperationAction = KnownOperationAction | (string & {});
+
+/**
+ * Statuses in which an operation has stopped. `failed` may still be retried by the service
+ * (its `failures_count` then grows and the status moves on); the others are final.
+ */
+export const END_STATUSES = ["finished", "failed", "error", "cancelled", "skipped"] as const;
+export type EndStatus = (typeof END_STATUSES)[number];
+
+/**
+ * Statuses in which an operation is still in progress. The seed names the cancelling state
+ * `cancellation_pending`, the real API `cancelling`: both are accepted.
+ */
+export const OPEN_STATUSES = [
+  "scheduling",
+  "running",
+  "cancelling",
+  "cancellation_pending",
+] as const;
+export type OpenStatus = (typeof OPEN_STATUSES)[number];
+
+export type KnownOperationStatus = EndStatus | OpenStatus;
+/** A status: one of the known values, or any other string the service starts sending. */
+export type OperationStatus = KnownOperationStatus | (string & {});
+
+const endStatuses: ReadonlySet<string> = new Set(END_STATUSES);
+const openStatuses: ReadonlySet<string> = new Set(OPEN_STATUSES);
+
+/** True for the statuses in which an operation has stopped (finished, failed, error, …). */
+export function isEndStatus(status: OperationStatus): status is EndStatus {
+  return endStatuses.has(status);
+}
+
+/** True for the statuses the seed or the real API documents as "still in progress". */
+export function isOpenStatus(status: OperationStatus): status is OpenStatus {
+  return openStatuses.has(status);
+}
+
+/** True for a status value that neither the seed nor the real API documents. */
+export function isUnknownStatus(status: OperationStatus): boolean {
+  return !endStatuses.has(status) && !openStatuses.has(status);
+}
+
+/**
+ * One operation record, as both the seed and the real API (a superset) send it. Unknown fields
+ * are dropped, unknown action and status values pass through unchanged.
+ */
+export const operationSchema = z.object({
+  id: idSchema,
+  project_id: resourceIdSchema,
+  /** Required by the seed; optional in the real API's schema. */
+  branch_id: resourceIdSchema.optional(),
+  endpoint_id: resourceIdSchema.optional(),
+  action: z.string().min(1),
+  status: z.string().min(1),
+  failures_count: z.number().int().nonnegative(),
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+  /** Real API only (required there); absent in the seed's records. */
+  total_duration_ms: z.number().int().nonnegative().optional(),
+  /** Real API only: the failure message of a failed operation. */
+  error: z.string().optional(),
+  /** Real API only: when the operation was last retried. */
+  retry_at: timestampSchema.optional(),
+});
+export type Operation = z.infer<typeof operationSchema>;
+
+/** The `pagination` object: an opaque cursor (a microsecond-precision timestamp). */
+export const paginationSchema = z.object({ cursor: z.string().min(1) });
+export type Pagination = z.infer<typeof paginationSchema>;
+
+/** `GET /projects/{project_id}/operations` */
+export const operationsPageSchema = z.object({
+  operations: z.array(operationSchema),
+  /** Present on every page of the real API, including the last one. */
+  pagination: paginationSchema.optional(),
+});
+export type OperationsPage = z.infer<typeof operationsPageSchema>;
+
+/** `GET /projects/{project_id}/operations/{operation_id}` */
+export const operationResponseSchema = z.object({ operation: operationSchema });
+
+/** The bounds of the `limit` query parameter of the operations list (real API: 1..1000). */
+export const OPERATIONS_LIMIT = { min: 1, max: 1000 } as const;
