@@ -1,0 +1,160 @@
+/**
+ * The default state store: one JSON file per project in a state directory.
+ *
+ * One file per project (rather than one per process) because a commit then costs in proportion
+ * to the project that changed, not to every project the process follows; a corrupt file stops
+ * only its own project; and an operator can inspect, move aside or delete one project's state
+ * without touching the others.
+ *
+ * Every write is atomic and durable: the document goes to a temporary file in the same
+ * directory, which is fsynced, renamed over the old file, and then the directory is fsynced so
+ * that the rename itself survives a power cut. A reader sees the old document or the new one,
+ * never a mixture.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { RESOURCE_ID_PATTERN } from "../contract/index.js";
+import { StateFileError, type StateStore } from "./state-store.js";
+import {
+  STATE_FORMAT,
+  STATE_VERSION,
+  projectStateSchema,
+  type ProjectState,
+} from "./project-state.js";
+
+const SUFFIX = ".state.json";
+
+export class FileStateStore implements StateStore {
+  readonly kind = "file";
+
+  constructor(readonly directory: string) {}
+
+  /** Creates the directory if needed and checks that it can be written to. */
+  async open(): Promise<void> {
+    await mkdir(this.directory, { recursive: true });
+    const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
+    try {
+      const handle = await open(probe, "w");
+      await handle.close();
+    } catch (cause) {
+      throw new StateFileError(
+        this.directory,
+        "unwritable",
+        `state directory is not writable: ${describe(cause)}`,
+      );
+    } finally {
+      await rm(probe, { force: true });
+    }
+  }
+
+  fileFor(projectId: string): string {
+    if (!RESOURCE_ID_PATTERN.test(projectId)) {
+      throw new Error(`not a project id: ${JSON.stringify(projectId)}`);
+    }
+    return path.join(this.directory, projectId + SUFFIX);
+  }
+
+  async load(projectId: string): Promise<ProjectState | undefined> {
+    const file = this.fileFor(projectId);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw new StateFileError(file, "unreadable", `cannot read state file: ${describe(cause)}`);
+    }
+    return parseState(file, text, projectId);
+  }
+
+  async commit(state: ProjectState): Promise<void> {
+    const file = this.fileFor(state.projectId);
+    const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+    const body = JSON.stringify(state);
+    try {
+      const handle = await open(temporary, "w", 0o600);
+      try {
+        await handle.writeFile(body, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, file);
+      await syncDirectory(this.directory);
+    } catch (cause) {
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw new StateFileError(file, "unwritable", `cannot write state file: ${describe(cause)}`);
+    }
+  }
+
+  async projects(): Promise<string[]> {
+    const names = await readdir(this.directory).catch((cause: unknown) => {
+      if (isNotFound(cause)) return [] as string[];
+      throw cause;
+    });
+    return names
+      .filter((name) => name.endsWith(SUFFIX))
+      .map((name) => name.slice(0, -SUFFIX.length))
+      .filter((id) => RESOURCE_ID_PATTERN.test(id))
+      .sort();
+  }
+
+  async close(): Promise<void> {
+    // Every commit is already durable; nothing is buffered.
+  }
+}
+
+/** Validates a state document read from `file`; never returns a document it cannot vouch for. */
+export function parseState(file: string, text: string, projectId: string): ProjectState {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new StateFileError(file, "corrupt", "state file is not valid JSON");
+  }
+  const envelope = json as { format?: unknown; version?: unknown; projectId?: unknown } | null;
+  if (typeof envelope !== "object" || envelope === null || envelope.format !== STATE_FORMAT) {
+    throw new StateFileError(file, "foreign", `not a ${STATE_FORMAT} document`);
+  }
+  if (envelope.version !== STATE_VERSION) {
+    throw new StateFileError(
+      file,
+      "version",
+      `state format version ${String(envelope.version)} is not supported (this build reads version ${STATE_VERSION})`,
+    );
+  }
+  if (envelope.projectId !== projectId) {
+    throw new StateFileError(
+      file,
+      "foreign",
+      `state file belongs to project ${JSON.stringify(envelope.projectId)}, not ${projectId}`,
+    );
+  }
+  const parsed = projectStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where =
+      issue === undefined ? "" : `${issue.path.join(".") || "(root)"}: ${issue.message}`;
+    throw new StateFileError(file, "corrupt", `state file does not match its format (${where})`);
+  }
+  return parsed.data;
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isNotFound(cause: unknown): boolean {
+  return (cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+}
+
+function describe(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return code === undefined ? message : `${code}: ${message}`;
+}

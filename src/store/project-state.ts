@@ -1,0 +1,98 @@
+/**
+ * The durable state of one project, as a store keeps it: the checkpoint (watermark and any
+ * catch-up in progress), the operations still followed, the counter totals and the alert
+ * outbox. One document is committed whole, so these always agree with each other (invariant 2).
+ */
+import { z } from "zod";
+
+/** Format name and version written into every state document. */
+export const STATE_FORMAT = "pgcp-exporter/project-state";
+export const STATE_VERSION = 1;
+
+/**
+ * A position in a project's newest-first operations log: every record created in an earlier
+ * second, and the records of `second` whose ids are listed, lie at or below it.
+ */
+export const positionSchema = z.object({
+  /** Epoch seconds of the records' whole-second `created_at`. */
+  second: z.number().int(),
+  ids: z.array(z.string()),
+});
+export type Position = z.infer<typeof positionSchema>;
+
+/** A catch-up walk in progress: the records between `top` and the watermark, walked downward. */
+export const segmentSchema = z.object({
+  /** The newest record when the catch-up began; becomes the watermark when it completes. */
+  top: positionSchema,
+  /** The API's cursor to continue the walk from (records strictly older than it). */
+  resumeCursor: z.string().min(1),
+});
+export type Segment = z.infer<typeof segmentSchema>;
+
+const optionalString = z.string().optional();
+
+/** An operation still followed: open, or failed and watched for a retry. */
+export const trackedOperationSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  branchId: optionalString,
+  endpointId: optionalString,
+  action: z.string(),
+  status: z.string(),
+  failuresCount: z.number().int().nonnegative(),
+  createdAtMs: z.number(),
+  updatedAtMs: z.number(),
+  durationMs: z.number(),
+  error: optionalString,
+  stuck: z.boolean(),
+  failed: z.boolean(),
+  watchUntilMs: z.number().optional(),
+  /** The list cursor of the page the operation was last read on (absent: the first page). */
+  cursor: optionalString,
+});
+
+/** Counter totals of end-state arrivals of one (action, status). */
+export const arrivalTotalsSchema = z.object({
+  action: z.string(),
+  status: z.string(),
+  count: z.number().int().nonnegative(),
+  /** Sum of the arrivals' durations, in seconds. */
+  durationSum: z.number().nonnegative(),
+  /** Cumulative-free counts per duration bucket (same order as `durationBuckets`, plus +Inf). */
+  buckets: z.array(z.number().int().nonnegative()),
+});
+
+export const totalsSchema = z.object({
+  /** Upper bounds (seconds) the duration buckets were counted with. */
+  durationBuckets: z.array(z.number()),
+  arrivals: z.array(arrivalTotalsSchema),
+  /** Growth of `failures_count`, by action. */
+  retries: z.record(z.string(), z.number().int().nonnegative()),
+  /** Finished start_compute and suspend_compute operations, by endpoint id. */
+  endpointStarts: z.record(z.string(), z.number().int().nonnegative()),
+  endpointSuspends: z.record(z.string(), z.number().int().nonnegative()),
+});
+export type Totals = z.infer<typeof totalsSchema>;
+
+/** An alert waiting in the outbox for delivery. The notifier defines `payload`. */
+export const outboxEntrySchema = z.object({
+  id: z.string(),
+  createdAtMs: z.number(),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type OutboxEntry = z.infer<typeof outboxEntrySchema>;
+
+export const projectStateSchema = z.object({
+  format: z.literal(STATE_FORMAT),
+  version: z.literal(STATE_VERSION),
+  projectId: z.string(),
+  /** Increases by one with every commit. */
+  sequence: z.number().int().nonnegative(),
+  committedAtMs: z.number(),
+  watermark: positionSchema,
+  segment: segmentSchema.nullable(),
+  tracked: z.array(trackedOperationSchema),
+  totals: totalsSchema,
+  outbox: z.array(outboxEntrySchema),
+});
+export type ProjectState = z.infer<typeof projectStateSchema>;

@@ -1,0 +1,177 @@
+/**
+ * The tracker: a pure function from (what was committed about an operation, a fresh record of
+ * it, the time) to (what to remember now, the transitions in between). It holds the accounting
+ * rules of invariant 1 (every arrival at an end status counted once) and does no I/O.
+ */
+import { isEndStatus, type EndStatus, type Operation } from "../contract/index.js";
+import type { OperationSnapshot, Transition } from "./transitions.js";
+
+/** What the engine remembers about an operation it still follows. */
+export interface TrackedOperation extends OperationSnapshot {
+  /** An open-too-long alert was raised for it. */
+  readonly stuck: boolean;
+  /** It has failed at least once (a later finish is a recovery). */
+  readonly failed: boolean;
+  /** For a `failed` operation: stop watching for a retry after this time (epoch ms). */
+  readonly watchUntilMs: number | undefined;
+}
+
+export interface TrackerOptions {
+  /** Seconds an operation of this action may stay open before it counts as stuck. */
+  readonly stuckAfterSeconds: (action: string) => number;
+  /** How long a `failed` operation stays watched in case the service retries it. */
+  readonly watchFailedSeconds: number;
+}
+
+export interface Observation {
+  /** The tracked operation after this record, or undefined when it needs no following. */
+  readonly next: TrackedOperation | undefined;
+  readonly transitions: Transition[];
+}
+
+/** End statuses after which an operation can no longer change. `failed` may be retried. */
+const FINAL_STATUSES: ReadonlySet<string> = new Set(["finished", "error", "cancelled", "skipped"]);
+
+/** Turns a record into the snapshot the engine keeps. Invalid timestamps fell at validation. */
+export function snapshotOf(record: Operation): OperationSnapshot {
+  const createdAtMs = Date.parse(record.created_at);
+  const updatedAtMs = Date.parse(record.updated_at);
+  return {
+    id: record.id,
+    projectId: record.project_id,
+    branchId: record.branch_id,
+    endpointId: record.endpoint_id,
+    action: record.action,
+    status: record.status,
+    failuresCount: record.failures_count,
+    createdAtMs,
+    updatedAtMs,
+    durationMs: record.total_duration_ms ?? Math.max(0, updatedAtMs - createdAtMs),
+    error: record.error,
+  };
+}
+
+/**
+ * Starts following an operation found open on the first start (or outside a backfill window):
+ * nothing about its past is counted, but its future arrivals will be.
+ */
+export function baseline(record: Operation, options: TrackerOptions): TrackedOperation | undefined {
+  const op = snapshotOf(record);
+  if (FINAL_STATUSES.has(op.status)) return undefined;
+  return {
+    ...op,
+    stuck: false,
+    failed: op.failuresCount > 0,
+    watchUntilMs:
+      op.status === "failed" ? op.updatedAtMs + options.watchFailedSeconds * 1000 : undefined,
+  };
+}
+
+/**
+ * Compares a fresh record with what was committed (`previous`, undefined for an operation never
+ * seen) and returns what changed.
+ *
+ * Arrivals at end statuses:
+ * - `error`, `finished`, `cancelled` and `skipped` are final: each is counted when the status is
+ *   first seen.
+ * - `failed` may repeat (the service retries and may fail again). Every arrival at `failed` or
+ *   `error` raises `failures_count`, so the growth of `failures_count` (less one for a new
+ *   `error`) is the number of arrivals at `failed`, including those that fell between two
+ *   reads; and a newly seen `failed` counts at least once, for a service that does not raise
+ *   the count.
+ * - An arrival that was not seen directly is observed in the duration histogram with the best
+ *   known bound: from creation to the last retry (`retry_at`) or else to the last update.
+ */
+export function observe(
+  previous: TrackedOperation | undefined,
+  record: Operation,
+  nowMs: number,
+  options: TrackerOptions,
+): Observation {
+  const op = snapshotOf(record);
+  const transitions: Transition[] = [];
+  const before = previous?.status;
+
+  if (previous === undefined) transitions.push({ kind: "new", op });
+  else if (before !== op.status)
+    transitions.push({ kind: "status_changed", op, from: before ?? "" });
+
+  const growth = Math.max(0, op.failuresCount - (previous?.failuresCount ?? 0));
+  if (growth > 0 && previous !== undefined) transitions.push({ kind: "retried", op, by: growth });
+
+  const newFinal = FINAL_STATUSES.has(op.status) && before !== op.status;
+  const newError = newFinal && op.status === "error";
+  const newFailed = op.status === "failed" && before !== "failed";
+  const failedArrivals = Math.max(growth - (newError ? 1 : 0), newFailed ? 1 : 0);
+
+  if (failedArrivals > 0) {
+    // The arrival seen now (status failed) has its own duration; earlier ones are inferred.
+    const inferredMs =
+      (record.retry_at !== undefined ? Date.parse(record.retry_at) : op.updatedAtMs) -
+      op.createdAtMs;
+    const seenNow = op.status === "failed" ? 1 : 0;
+    if (failedArrivals - seenNow > 0) {
+      transitions.push(ended(op, "failed", failedArrivals - seenNow, Math.max(0, inferredMs)));
+    }
+    if (seenNow > 0) transitions.push(ended(op, "failed", 1, op.durationMs));
+  }
+  if (newFinal) transitions.push(ended(op, op.status as EndStatus, 1, op.durationMs));
+
+  const failed = (previous?.failed ?? false) || failedArrivals > 0 || newError;
+  if (op.status === "finished" && previous !== undefined && (previous.failed || previous.stuck)) {
+    transitions.push({ kind: "recovered", op, after: previous.failed ? "failed" : "stuck" });
+  } else if (op.status === "finished" && previous === undefined && failedArrivals > 0) {
+    transitions.push({ kind: "recovered", op, after: "failed" });
+  }
+
+  if (FINAL_STATUSES.has(op.status)) return { next: undefined, transitions };
+
+  let stuck = previous?.stuck ?? false;
+  const openMs = nowMs - op.createdAtMs;
+  if (!stuck && !isEndStatus(op.status) && openMs > options.stuckAfterSeconds(op.action) * 1000) {
+    stuck = true;
+    transitions.push({ kind: "stuck", op, openSeconds: Math.floor(openMs / 1000) });
+  }
+
+  const watchUntilMs =
+    op.status === "failed"
+      ? newFailed || growth > 0
+        ? nowMs + options.watchFailedSeconds * 1000
+        : previous?.watchUntilMs
+      : undefined;
+  return { next: { ...op, stuck, failed, watchUntilMs }, transitions };
+}
+
+/**
+ * Re-checks a tracked operation that was not read in this poll (its record did not change
+ * enough to matter, or it could not be reached): raises `stuck` when its time has come.
+ */
+export function age(
+  tracked: TrackedOperation,
+  nowMs: number,
+  options: TrackerOptions,
+): Observation {
+  if (tracked.stuck || isEndStatus(tracked.status)) return { next: tracked, transitions: [] };
+  const openMs = nowMs - tracked.createdAtMs;
+  if (openMs <= options.stuckAfterSeconds(tracked.action) * 1000) {
+    return { next: tracked, transitions: [] };
+  }
+  return {
+    next: { ...tracked, stuck: true },
+    transitions: [{ kind: "stuck", op: tracked, openSeconds: Math.floor(openMs / 1000) }],
+  };
+}
+
+/** True when a tracked `failed` operation has been watched long enough to let go. */
+export function watchExpired(tracked: TrackedOperation, nowMs: number): boolean {
+  return tracked.watchUntilMs !== undefined && nowMs >= tracked.watchUntilMs;
+}
+
+function ended(
+  op: OperationSnapshot,
+  status: EndStatus,
+  count: number,
+  durationMs: number,
+): Transition {
+  return { kind: "ended", op, status, count, durationSeconds: durationMs / 1000 };
+}

@@ -1,0 +1,55 @@
+import type { EndStatus } from "../contract/index.js";
+
+/**
+ * What the sync engine knows about one operation it has seen: enough to tell what changed the
+ * next time the record is read, and to render it in alerts. Times are epoch milliseconds.
+ */
+export interface OperationSnapshot {
+  readonly id: string;
+  readonly projectId: string;
+  readonly branchId: string | undefined;
+  readonly endpointId: string | undefined;
+  readonly action: string;
+  readonly status: string;
+  readonly failuresCount: number;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+  /** Milliseconds from creation to the current status, as the API reports or derived. */
+  readonly durationMs: number;
+  readonly error: string | undefined;
+}
+
+/**
+ * A change the tracker found between the committed view of an operation and a fresh record.
+ * One observation may yield several (for example a failure, a retry and a finish all at once
+ * when the operation moved on between two polls).
+ */
+export type Transition =
+  /** An operation seen for the first time. */
+  | { readonly kind: "new"; readonly op: OperationSnapshot }
+  /** The status differs from the one last seen. */
+  | { readonly kind: "status_changed"; readonly op: OperationSnapshot; readonly from: string }
+  /**
+   * The operation arrived at an end status `count` times since it was last seen (more than
+   * once only for `failed`, when `failures_count` shows failures that fell between two reads).
+   */
+  | {
+      readonly kind: "ended";
+      readonly op: OperationSnapshot;
+      readonly status: EndStatus;
+      readonly count: number;
+      /** Duration of each of those arrivals, in seconds (see `tracker.ts` for inferred ones). */
+      readonly durationSeconds: number;
+    }
+  /** `failures_count` grew by `by`: the service failed the operation and retries it. */
+  | { readonly kind: "retried"; readonly op: OperationSnapshot; readonly by: number }
+  /** The operation has been open for longer than its action's stuck threshold. */
+  | { readonly kind: "stuck"; readonly op: OperationSnapshot; readonly openSeconds: number }
+  /** A failed or stuck operation finished after all. */
+  | {
+      readonly kind: "recovered";
+      readonly op: OperationSnapshot;
+      readonly after: "failed" | "stuck";
+    };
+
+export type TransitionKind = Transition["kind"];
