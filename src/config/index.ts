@@ -1,0 +1,7 @@
+/**
+ * Configuration: the schema with its defaults, durations, and loading from YAML, environment
+ * and command line with errors listed by path.
+ */
+export * from "./schema.js";
+export * from "./duration.js";
+export * from "./load.js";

@@ -1,0 +1,151 @@
+/**
+ * Loads the configuration: the YAML file, then environment variables, then command-line
+ * overrides (later wins), validated as one object. Problems come back as a list, each naming
+ * its path (`poll.interval: must be greater than zero`), never as a stack trace.
+ */
+import { readFile } from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { configSchema, type Config } from "./schema.js";
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`invalid configuration (${source}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** Plain nested object of settings, before validation. */
+export type RawConfig = Record<string, unknown>;
+
+/** The environment variables the configuration reads, and where each one goes. */
+export const ENVIRONMENT: readonly {
+  name: string;
+  path: string[];
+  parse?: (v: string) => unknown;
+}[] = [
+  { name: "PGCP_API_URL", path: ["api", "url"] },
+  { name: "PGCP_API_KEY", path: ["api", "key"] },
+  {
+    name: "PGCP_PROJECTS",
+    path: ["projects"],
+    parse: (v) =>
+      v.trim() === "all"
+        ? "all"
+        : v
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s.length > 0),
+  },
+  { name: "PGCP_STATE_DIR", path: ["state", "dir"] },
+  { name: "PGCP_LISTEN", path: ["listen"] },
+  { name: "PGCP_POLL_INTERVAL", path: ["poll", "interval"] },
+  { name: "PGCP_LOG_LEVEL", path: ["log", "level"] },
+];
+
+export interface LoadOptions {
+  /** Path of the YAML file; none means environment and overrides only. */
+  readonly file?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Settings from the command line, as nested objects (highest precedence). */
+  readonly overrides?: RawConfig;
+}
+
+export async function loadConfig(options: LoadOptions): Promise<Config> {
+  let fromFile: RawConfig = {};
+  const source = options.file ?? "environment";
+  if (options.file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.file, "utf8");
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code ?? "error";
+      throw new ConfigError(source, [`cannot read the configuration file (${code})`]);
+    }
+    fromFile = parseYamlDocument(source, text);
+  }
+  return resolveConfig(source, [
+    fromFile,
+    fromEnvironment(options.env ?? process.env),
+    options.overrides ?? {},
+  ]);
+}
+
+/** Merges layers (later wins) and validates the result. */
+export function resolveConfig(source: string, layers: readonly RawConfig[]): Config {
+  const merged = layers.reduce<RawConfig>((acc, layer) => deepMerge(acc, layer), {});
+  const result = configSchema.safeParse(merged);
+  if (!result.success) throw new ConfigError(source, describeIssues(result.error));
+  return result.data;
+}
+
+export function fromEnvironment(env: NodeJS.ProcessEnv): RawConfig {
+  const out: RawConfig = {};
+  for (const variable of ENVIRONMENT) {
+    const value = env[variable.name];
+    if (value === undefined || value === "") continue;
+    setPath(out, variable.path, variable.parse ? variable.parse(value) : numberOrString(value));
+  }
+  return out;
+}
+
+function parseYamlDocument(source: string, text: string): RawConfig {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(source, [
+      `not valid YAML: ${(cause as Error).message.split("\n")[0] ?? ""}`,
+    ]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError(source, ["the file must hold a mapping of settings"]);
+  }
+  return parsed as RawConfig;
+}
+
+/** One line per problem: `path.to[1].setting: message`. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const where = issue.path
+      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+      .join("");
+    return `${where || "(root)"}: ${issue.message}`;
+  });
+}
+
+function numberOrString(value: string): unknown {
+  return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+}
+
+function setPath(target: RawConfig, path: readonly string[], value: unknown): void {
+  let node = target;
+  path.forEach((key, i) => {
+    if (i === path.length - 1) {
+      node[key] = value;
+      return;
+    }
+    const child = node[key];
+    const next: RawConfig = isPlainObject(child) ? child : {};
+    node[key] = next;
+    node = next;
+  });
+}
+
+function deepMerge(base: RawConfig, layer: RawConfig): RawConfig {
+  const out: RawConfig = { ...base };
+  for (const [key, value] of Object.entries(layer)) {
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is RawConfig {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

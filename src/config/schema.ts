@@ -1,0 +1,95 @@
+/**
+ * The configuration schema: every setting with its default. The YAML file, the environment and
+ * the command line are merged into one object (in that order, later wins) and validated here.
+ */
+import { z } from "zod";
+import { RESOURCE_ID_PATTERN } from "../contract/index.js";
+import { durationSchema } from "./duration.js";
+
+/** The real API's base address. */
+export const DEFAULT_API_URL = "https://console.neon.tech/api/v2";
+
+const positiveDuration = durationSchema.refine((s) => s > 0, "must be greater than zero");
+
+const apiSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).default(DEFAULT_API_URL),
+    /** Never written in the file in production: set PGCP_API_KEY. */
+    key: z.string().min(1, "is required (set PGCP_API_KEY)"),
+    requestsPerMinute: z.number().positive().default(700),
+    burstPerSecond: z.number().positive().default(40),
+    concurrency: z.number().int().positive().default(8),
+    timeout: positiveDuration.default(30),
+    maxAttempts: z.number().int().min(1).max(20).default(5),
+  })
+  .strict();
+
+const pollSchema = z
+  .object({
+    /** How often a project without open operations is polled. */
+    interval: positiveDuration.default(30),
+    /** How often a project with open operations is polled (the seed suggests 5 s). */
+    fastInterval: positiveDuration.default(5),
+    /** How often each project's endpoints are listed; 0 turns the listing off. */
+    endpointsInterval: durationSchema.default(60),
+    /** Random spread of each due time, as a share of the interval. */
+    jitter: z.number().min(0).max(0.5).default(0.1),
+    /** Share of the rate limit the scheduler plans to spend; the rest absorbs retries. */
+    headroom: z.number().gt(0).max(1).default(0.9),
+    firstPageLimit: z.number().int().min(1).max(1000).default(50),
+    pageLimit: z.number().int().min(1).max(1000).default(500),
+    /** Pages one poll reads before it commits and goes on in the next poll (catch-up). */
+    maxPagesPerPoll: z.number().int().min(1).default(20),
+    /** First start: how far back to look for open operations to follow. */
+    firstStartLookback: durationSchema.default(3600),
+    /** First start: count the operations created within this window (0 = off). */
+    backfill: durationSchema.default(0),
+    /** How long a failed operation is watched in case the service retries it. */
+    watchFailed: durationSchema.default(1800),
+  })
+  .strict();
+
+const stuckSchema = z
+  .object({
+    /** How long an operation may stay open before it counts as stuck. */
+    default: positiveDuration.default(900),
+    /** Per-action thresholds. */
+    actions: z.record(z.string(), positiveDuration).default({ start_compute: 120 }),
+  })
+  .strict();
+
+const projectIdSchema = z.string().regex(RESOURCE_ID_PATTERN, "not a project id");
+
+export const configSchema = z
+  .object({
+    api: apiSchema,
+    /** Project ids to watch, or `all` to discover every project the key can see. */
+    projects: z.union([z.literal("all"), z.array(projectIdSchema).min(1)]),
+    /** How often `projects: all` is re-discovered. */
+    discoveryInterval: positiveDuration.default(300),
+    state: z
+      .object({ dir: z.string().min(1).default("./state") })
+      .strict()
+      .default({ dir: "./state" }),
+    /** Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): `host:port` or `:port`. */
+    listen: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, "must be host:port or :port")
+      .default(":9642"),
+    poll: pollSchema.default(pollSchema.parse({})),
+    stuck: stuckSchema.default(stuckSchema.parse({})),
+    log: z
+      .object({
+        level: z
+          .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+          .default("info"),
+        format: z.enum(["json", "pretty"]).default("json"),
+      })
+      .strict()
+      .default({ level: "info", format: "json" }),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+/** The configuration before defaults: what a file, the environment and flags may say. */
+export type ConfigInput = z.input<typeof configSchema>;

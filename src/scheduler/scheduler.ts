@@ -1,0 +1,191 @@
+/**
+ * The scheduler: a node-cron tick once a second dispatches every project whose poll (or
+ * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
+ * flight. Each project keeps its own due time, spread with jitter; projects with open
+ * operations use the fast lane. When the request budget cannot sustain every project at its
+ * interval, all intervals stretch by the same factor (see `budget.ts`).
+ */
+import cron, { type ScheduledTask } from "node-cron";
+import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
+
+export interface SchedulerJobs {
+  /** Polls one project; resolves with the requests it made and whether operations are open. */
+  poll(projectId: string, signal: AbortSignal): Promise<{ requests: number; open: boolean }>;
+  /** Lists one project's endpoints. */
+  listEndpoints(projectId: string, signal: AbortSignal): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  readonly baseIntervalSeconds: number;
+  readonly fastIntervalSeconds: number;
+  /** 0 turns the endpoint listing off. */
+  readonly endpointsIntervalSeconds: number;
+  readonly jitter: number;
+  readonly headroom: number;
+  readonly requestsPerMinute: number;
+  /** Jobs in flight at once, across projects. */
+  readonly maxConcurrent: number;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+interface Entry {
+  readonly id: string;
+  lane: Lane;
+  requestsPerPoll: number | undefined;
+  nextPollMs: number;
+  nextEndpointsMs: number;
+  busy: boolean;
+}
+
+export class Scheduler {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private task: ScheduledTask | undefined;
+  private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly options: SchedulerOptions,
+    private readonly jobs: SchedulerJobs,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The current budget: demand, capacity and the stretch factor applied to intervals. */
+  get budget(): Budget {
+    return this.current;
+  }
+
+  /** The interval a lane is polled at now, after stretching. */
+  effectiveIntervalSeconds(lane: Lane): number {
+    const base =
+      lane === "fast" ? this.options.fastIntervalSeconds : this.options.baseIntervalSeconds;
+    return base * this.current.stretch;
+  }
+
+  projects(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Adds projects (first polls spread over one interval) and removes those not listed. */
+  setProjects(ids: readonly string[], opts: { immediate?: boolean } = {}): void {
+    const wanted = new Set(ids);
+    for (const id of this.entries.keys()) if (!wanted.has(id)) this.entries.delete(id);
+    const now = this.now();
+    for (const id of ids) {
+      if (this.entries.has(id)) continue;
+      const spread = opts.immediate === true ? 0 : this.random();
+      this.entries.set(id, {
+        id,
+        lane: "base",
+        requestsPerPoll: undefined,
+        nextPollMs: firstDueMs(now, this.options.fastIntervalSeconds, spread),
+        nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
+        busy: false,
+      });
+    }
+    this.replan();
+  }
+
+  /** Starts the once-a-second tick. */
+  start(): void {
+    this.task = cron.schedule(
+      "* * * * * *",
+      () => {
+        this.tick();
+      },
+      {
+        name: "pgcp-scheduler",
+        noOverlap: true,
+      },
+    );
+  }
+
+  /**
+   * Dispatches every due job (at most `maxConcurrent` in flight). Returns without waiting for
+   * them; `drain()` waits.
+   */
+  tick(): void {
+    if (this.abort.signal.aborted) return;
+    this.replan();
+    const now = this.now();
+    const due = [...this.entries.values()]
+      .filter((e) => !e.busy && Math.min(e.nextPollMs, this.endpointsDue(e)) <= now)
+      .sort((a, b) => a.nextPollMs - b.nextPollMs);
+    for (const entry of due) {
+      if (this.inFlight.size >= this.options.maxConcurrent) break;
+      this.run(entry, now);
+    }
+  }
+
+  /** Waits for every job in flight. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Stops the tick and aborts the jobs in flight (a poll abandoned this way commits nothing),
+   * then waits for them to settle.
+   */
+  async stop(): Promise<void> {
+    await this.task?.destroy();
+    this.abort.abort(new Error("the scheduler is stopping"));
+    await this.drain();
+  }
+
+  private endpointsDue(entry: Entry): number {
+    return this.options.endpointsIntervalSeconds > 0 ? entry.nextEndpointsMs : Infinity;
+  }
+
+  private run(entry: Entry, now: number): void {
+    entry.busy = true;
+    const job = (async () => {
+      try {
+        if (entry.nextPollMs <= now) {
+          const outcome = await this.jobs.poll(entry.id, this.abort.signal);
+          entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
+          entry.lane = outcome.open ? "fast" : "base";
+        }
+        if (this.endpointsDue(entry) <= now)
+          await this.jobs.listEndpoints(entry.id, this.abort.signal);
+      } catch {
+        // Jobs report their own failures; a failed job is simply due again next interval.
+      } finally {
+        const after = this.now();
+        if (entry.nextPollMs <= now) {
+          entry.nextPollMs = this.due(after, this.effectiveIntervalSeconds(entry.lane));
+        }
+        if (this.endpointsDue(entry) <= now) {
+          const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
+          entry.nextEndpointsMs = this.due(after, interval);
+        }
+        entry.busy = false;
+      }
+    })();
+    this.inFlight.add(job);
+    void job.finally(() => this.inFlight.delete(job));
+  }
+
+  private due(now: number, intervalSeconds: number): number {
+    // Intervals arrive already stretched.
+    return nextDueMs(now, intervalSeconds, 1, this.options.jitter, this.random());
+  }
+
+  private replan(): void {
+    this.current = planBudget({
+      projects: [...this.entries.values()].map((e) => ({
+        lane: e.lane,
+        requestsPerPoll: e.requestsPerPoll ?? 1,
+      })),
+      baseIntervalSeconds: this.options.baseIntervalSeconds,
+      fastIntervalSeconds: this.options.fastIntervalSeconds,
+      endpointsIntervalSeconds: this.options.endpointsIntervalSeconds,
+      requestsPerMinute: this.options.requestsPerMinute,
+      headroom: this.options.headroom,
+    });
+  }
+}

@@ -1,0 +1,2 @@
+/** HTTP: `/metrics`, `/healthz`, `/readyz` and the status page. No business logic. */
+export * from "./http-server.js";

@@ -1,0 +1,17 @@
+/**
+ * The sync engine: turns a project's newest-first, cursor-paged, mutable operations log into
+ * an exact stream of transitions and the next state to commit. `tracker.ts` holds the pure
+ * accounting rules, `poll.ts` the walk, `project-sync.ts` the load-poll-commit step.
+ */
+export * from "./transitions.js";
+export * from "./tracker.js";
+export * from "./totals.js";
+export * from "./position.js";
+export {
+  poll,
+  type AlertContext,
+  type OperationsSource,
+  type PollOptions,
+  type PollResult,
+} from "./poll.js";
+export * from "./project-sync.js";
