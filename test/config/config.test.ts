@@ -87,6 +87,6 @@ describe("configuration", () => {
       env: { PGCP_API_KEY: "secret-key-123", PGCP_PROJECTS: "NOT VALID" },
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect(String((error as Error).message)).not.toContain("secret-key-123");
+    expect((error as Error).message).not.toContain("secret-key-123");
   });
 });
