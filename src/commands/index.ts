@@ -1,0 +1,39 @@
+/**
+ * Command dispatch for the `pgcp-exporter` CLI. Each command is a module with a `run(argv)`
+ * that returns an exit code, or undefined for a command that keeps running until a signal.
+ */
+import { simulateCommand } from "./simulate.js";
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  run(argv: string[]): Promise<number | undefined>;
+}
+
+const COMMANDS: readonly Command[] = [simulateCommand];
+
+export function usage(): string {
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(14)} ${c.summary}`);
+  return [
+    "usage: pgcp-exporter <command> [options]",
+    "",
+    "commands:",
+    ...lines,
+    "",
+    "Run `pgcp-exporter <command> --help` for the options of one command.",
+  ].join("\n");
+}
+
+export async function runCommand(argv: string[]): Promise<number | undefined> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(usage() + "\n");
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    process.stderr.write(`pgcp-exporter: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  return command.run(rest);
+}

@@ -1,0 +1,170 @@
+/**
+ * `pgcp-exporter simulate`: runs the control-plane simulator until SIGINT or SIGTERM.
+ */
+import { parseArgs } from "node:util";
+import {
+  startSimulator,
+  type RunningSimulator,
+  type SimulatorOptions,
+} from "../simulator/index.js";
+import type { Command } from "./index.js";
+
+/** The key used when neither --api-key nor PGCP_SIM_API_KEY is given (printed at start). */
+export const DEMO_API_KEY = "sim-demo-key";
+
+const USAGE = `usage: pgcp-exporter simulate [options]
+
+Runs a simulated control plane (the API under /api/v2, the control interface under /_sim).
+
+options:
+  --port N                    port to listen on (default 0: a free port)
+  --host H                    address to listen on (default 127.0.0.1)
+  --seed S                    seed of ids, traffic and faults (default: random, printed)
+  --api-key K                 bearer key clients must send (default: $PGCP_SIM_API_KEY,
+                              else ${DEMO_API_KEY})
+  --clock real|manual         real follows wall time; manual moves only through
+                              POST /_sim/clock/advance (default real)
+  --traffic                   generate activity across many projects
+  --projects N                projects the traffic keeps busy (implies --traffic; default 20)
+  --operations-per-minute N   traffic activities per simulated minute (default 30)
+  --availability-checks N     seconds between availability checks, 0 for none
+                              (default 600 with traffic, else 0)
+  --no-rate-limit             switch off the real API's 700/min, 40/s-per-route limit
+  -h, --help                  show this help`;
+
+class UsageError extends Error {}
+
+function integerFlag(
+  name: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Turns the command line (and environment) into simulator options, or throws a UsageError. */
+export function parseSimulateArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): SimulatorOptions | "help" {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        seed: { type: "string" },
+        "api-key": { type: "string" },
+        clock: { type: "string" },
+        traffic: { type: "boolean" },
+        projects: { type: "string" },
+        "operations-per-minute": { type: "string" },
+        "availability-checks": { type: "string" },
+        "no-rate-limit": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return "help";
+  const clock = values.clock ?? "real";
+  if (clock !== "real" && clock !== "manual") {
+    throw new UsageError(`--clock must be real or manual, got "${clock}"`);
+  }
+  const apiKey = values["api-key"] ?? env.PGCP_SIM_API_KEY ?? DEMO_API_KEY;
+  if (apiKey.trim() === "") throw new UsageError("the API key must not be empty");
+  const port = integerFlag("port", values.port, 0, 65_535);
+  const seed = integerFlag("seed", values.seed, 0, Number.MAX_SAFE_INTEGER);
+  const projects = integerFlag("projects", values.projects, 1, 100_000);
+  const perMinute = integerFlag(
+    "operations-per-minute",
+    values["operations-per-minute"],
+    1,
+    1_000_000,
+  );
+  const checks = integerFlag("availability-checks", values["availability-checks"], 0, 604_800);
+  const traffic = values.traffic === true || projects !== undefined || perMinute !== undefined;
+  return {
+    apiKey,
+    clock,
+    ...(port === undefined ? {} : { port }),
+    ...(values.host === undefined ? {} : { host: values.host }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(checks === undefined ? {} : { availabilityCheckSeconds: checks }),
+    ...(values["no-rate-limit"] === true ? { rateLimit: false } : {}),
+    ...(traffic
+      ? {
+          traffic: {
+            ...(projects === undefined ? {} : { projects }),
+            ...(perMinute === undefined ? {} : { operationsPerMinute: perMinute }),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Closes the simulator on the first SIGINT or SIGTERM; a second one kills as usual. */
+function stopOnSignals(simulator: RunningSimulator): void {
+  const onInterrupt = (): void => {
+    stop("SIGINT");
+  };
+  const onTerminate = (): void => {
+    stop("SIGTERM");
+  };
+  const stop = (signal: NodeJS.Signals): void => {
+    process.off("SIGINT", onInterrupt);
+    process.off("SIGTERM", onTerminate);
+    process.stderr.write(`simulator: ${signal} received, stopping\n`);
+    simulator.close().catch((error: unknown) => {
+      process.stderr.write(`simulator: error while stopping: ${String(error)}\n`);
+      process.exitCode = 1;
+    });
+  };
+  process.once("SIGINT", onInterrupt);
+  process.once("SIGTERM", onTerminate);
+}
+
+export const simulateCommand: Command = {
+  name: "simulate",
+  summary: "run a simulated control plane (API v2 and /_sim controls)",
+  async run(argv) {
+    let options;
+    try {
+      options = parseSimulateArgs(argv);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`pgcp-exporter simulate: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (options === "help") {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const simulator = await startSimulator(options);
+    stopOnSignals(simulator);
+    process.stdout.write(
+      [
+        `simulator listening: ${simulator.apiUrl}`,
+        // A key chosen by the user is not echoed; only the public demo key is.
+        `  api key: ${simulator.apiKey === DEMO_API_KEY ? DEMO_API_KEY : "(as configured)"}`,
+        `  seed:    ${simulator.seed}`,
+        `  clock:   ${simulator.clockMode}`,
+        `  control: ${simulator.url}/_sim`,
+        "",
+      ].join("\n"),
+    );
+    // Keep running: the open server holds the process until a signal closes it, after which
+    // the process ends on its own with exit code 0.
+    return undefined;
+  },
+};

@@ -1,0 +1,137 @@
+import type { Clock } from "../clock.js";
+import { badRequest, conflict } from "../errors.js";
+import type { ControlPlane } from "../model/control-plane.js";
+import { microsToDate } from "../time.js";
+import type { FaultRegistry } from "./faults.js";
+import { param, type Handler } from "./request.js";
+import { Router } from "./router.js";
+import {
+  advanceClockSchema,
+  bulkSchema,
+  createProjectSchema,
+  faultSchema,
+  scriptOperationSchema,
+} from "./sim-schemas.js";
+import type { RequestStats } from "./stats.js";
+import type {
+  SimAdvanceResponse,
+  SimBulkResponse,
+  SimClearFaultsResponse,
+  SimClockResponse,
+  SimConnectResponse,
+  SimFaultResponse,
+  SimFaultsResponse,
+  SimOperationResponse,
+  SimProjectResponse,
+  SimStatsResponse,
+  SimTruthResponse,
+} from "../sim-api.js";
+
+/** What the `/_sim` interface controls. */
+export interface SimControls {
+  readonly plane: ControlPlane;
+  readonly clock: Clock;
+  /** Applies every event due at the clock's current time. */
+  settle(): void;
+  readonly faults: FaultRegistry;
+  readonly stats: RequestStats;
+}
+
+/** The `/_sim` routes (paths relative to it). Shapes are documented in the README. */
+export function simRouter(sim: SimControls): Router<Handler> {
+  const { plane } = sim;
+  const now = (): string => microsToDate(plane.scheduler.nowUs).toISOString();
+  const router = new Router<Handler>();
+
+  router.add("POST", "/projects", "createProject", (r) => {
+    const body = r.json(createProjectSchema);
+    const project = plane.createProject({
+      plan: body.plan,
+      branches: body.branches,
+      ...(body.availability_checks === undefined
+        ? {}
+        : { availabilityChecks: body.availability_checks }),
+    });
+    return {
+      status: 201,
+      body: {
+        project: { id: project.id, plan: project.plan },
+        branches: project.branches.map((b) => ({ id: b.id, primary: b.primary })),
+      } satisfies SimProjectResponse,
+    };
+  });
+
+  router.add("GET", "/clock", "getClock", () => ({
+    status: 200,
+    body: { now: now(), mode: sim.clock.mode } satisfies SimClockResponse,
+  }));
+  router.add("POST", "/clock/advance", "advanceClock", (r) => {
+    const { seconds } = r.json(advanceClockSchema);
+    if (sim.clock.mode !== "manual")
+      throw conflict("the clock follows wall time; start with clock manual");
+    sim.clock.advance(seconds);
+    sim.settle();
+    return { status: 200, body: { now: now() } satisfies SimAdvanceResponse };
+  });
+
+  router.add("POST", "/endpoints/:endpoint_id/connect", "connect", (r) => ({
+    status: 200,
+    body: plane.endpoints.connect(param(r, "endpoint_id")) satisfies SimConnectResponse,
+  }));
+
+  router.add("POST", "/operations", "scriptOperation", (r) => ({
+    status: 201,
+    body: {
+      operation: plane.scriptOperation(r.json(scriptOperationSchema)),
+    } satisfies SimOperationResponse,
+  }));
+
+  router.add("POST", "/faults", "addFault", (r) => ({
+    status: 201,
+    body: { fault: sim.faults.add(r.json(faultSchema)) } satisfies SimFaultResponse,
+  }));
+  router.add("GET", "/faults", "listFaults", () => ({
+    status: 200,
+    body: { faults: sim.faults.list() } satisfies SimFaultsResponse,
+  }));
+  router.add("DELETE", "/faults", "clearFaults", () => ({
+    status: 200,
+    body: { cleared: sim.faults.clear() } satisfies SimClearFaultsResponse,
+  }));
+
+  router.add("GET", "/truth", "truth", (r) => {
+    const projectId = r.query.get("project_id");
+    if (projectId === null) throw badRequest("project_id is required");
+    return { status: 200, body: plane.truth(projectId) satisfies SimTruthResponse };
+  });
+
+  router.add("GET", "/stats", "stats", () => ({
+    status: 200,
+    body: sim.stats.view() satisfies SimStatsResponse,
+  }));
+  router.add("DELETE", "/stats", "resetStats", () => {
+    sim.stats.reset();
+    return { status: 200, body: sim.stats.view() };
+  });
+
+  router.add("POST", "/bulk", "bulk", (r) => {
+    const body = r.json(bulkSchema);
+    const result = plane.seedBulk({
+      projects: body.projects,
+      operationsPerProject: body.operations_per_project,
+      ...(body.plan === undefined ? {} : { plan: body.plan }),
+      ...(body.span_seconds === undefined ? {} : { spanSeconds: body.span_seconds }),
+      ...(body.availability_checks === undefined
+        ? {}
+        : { availabilityChecks: body.availability_checks }),
+    });
+    return {
+      status: 201,
+      body: {
+        project_ids: result.projectIds,
+        operations: result.operations,
+      } satisfies SimBulkResponse,
+    };
+  });
+  return router;
+}

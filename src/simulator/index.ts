@@ -1,0 +1,28 @@
+/**
+ * The control-plane simulator: the API of `seed/control-plane-api.md` over real HTTP, with a
+ * controllable clock, seeded ids, fault injection and generated traffic. See README.md.
+ */
+export { startSimulator, type RunningSimulator } from "./simulator.js";
+export {
+  DEFAULT_MANUAL_START,
+  TRAFFIC_AVAILABILITY_CHECK_SECONDS,
+  type SimulatorOptions,
+} from "./options.js";
+export type { ClockMode } from "./clock.js";
+export type { TrafficOptions } from "./traffic/options.js";
+export { REAL_API_RATE_LIMIT, type RateLimitOptions } from "./http/rate-limiter.js";
+export { API_ROUTE_NAMES, UNKNOWN_ROUTE, type ApiRouteName } from "./http/api-routes.js";
+export { SIM_BASE_PATH } from "./http/server.js";
+export { FAULT_KINDS, type Fault, type FaultKind, type FaultSpec } from "./http/faults.js";
+export type { StatsView } from "./http/stats.js";
+export type {
+  SimBulkRequest,
+  SimCreateProjectRequest,
+  SimFaultRequest,
+  SimScriptOperationRequest,
+} from "./http/sim-schemas.js";
+export type { ControlPlane } from "./model/control-plane.js";
+export type { BulkSeedOptions, BulkSeedResult } from "./model/bulk-seed.js";
+export type { HistoryView, TruthOperation } from "./model/views.js";
+export { NORMAL_DURATION_SECONDS } from "./model/plans.js";
+export type * from "./sim-api.js";

@@ -1,0 +1,140 @@
+import type { OperationsPage, Pagination } from "../../contract/index.js";
+import { badRequest } from "../errors.js";
+import { IdFactory } from "../ids.js";
+import type { SeededRandom } from "../random.js";
+import type { Scheduler } from "../scheduler.js";
+import { AvailabilityChecker } from "./availability-checker.js";
+import { seedBulk, type BulkSeedOptions, type BulkSeedResult } from "./bulk-seed.js";
+import type { ModelContext } from "./context.js";
+import { EndpointLifecycle } from "./endpoint-lifecycle.js";
+import { EndpointService } from "./endpoint-service.js";
+import { OperationRunner } from "./operation-runner.js";
+import { getOperation, listOperations, operationTruth } from "./operation-queries.js";
+import { createBranch, createProject } from "./projects.js";
+import { scriptOperation, type ScriptedOperation } from "./scripted-operations.js";
+import { World, type BranchState, type PlanName, type ProjectState } from "./state.js";
+import { projectListItemView, type ProjectListItemView, type TruthOperation } from "./views.js";
+
+/**
+ * `GET /projects`. The real response also carries `applications` and `integrations` maps
+ * (required by its schema); the simulator has none of either, so both are empty.
+ */
+export interface ProjectsPageView {
+  readonly projects: ProjectListItemView[];
+  readonly pagination?: Pagination;
+  readonly applications: Record<string, never>;
+  readonly integrations: Record<string, never>;
+}
+
+export interface ControlPlaneOptions {
+  readonly scheduler: Scheduler;
+  /** Root of the seeded streams; the control plane forks its own from it. */
+  readonly random: SeededRandom;
+  /** Period of availability checks; 0 switches the checker off. */
+  readonly availabilityCheckSeconds: number;
+}
+
+export interface CreateProjectInput {
+  readonly plan: PlanName;
+  readonly branches: number;
+  /** Default true: follow the simulator's availability checker (if it runs at all). */
+  readonly availabilityChecks?: boolean;
+  readonly generated?: boolean;
+}
+
+/**
+ * The simulated control plane: projects, branches, endpoints and their operation logs, and
+ * every call the API and the `/_sim` interface make on them. It has no notion of HTTP.
+ */
+export class ControlPlane {
+  readonly world = new World();
+  readonly scheduler: Scheduler;
+  readonly runner: OperationRunner;
+  readonly lifecycle: EndpointLifecycle;
+  readonly endpoints: EndpointService;
+  private readonly ctx: ModelContext;
+  private readonly availability: AvailabilityChecker;
+  private readonly bulkRandom: SeededRandom;
+
+  constructor(options: ControlPlaneOptions) {
+    this.scheduler = options.scheduler;
+    const ids = new IdFactory(options.random.fork(1));
+    this.runner = new OperationRunner(this.scheduler, ids, (endpoint) => {
+      this.lifecycle.released(endpoint);
+    });
+    this.lifecycle = new EndpointLifecycle(this.runner, this.scheduler);
+    this.ctx = {
+      world: this.world,
+      scheduler: this.scheduler,
+      ids,
+      runner: this.runner,
+      lifecycle: this.lifecycle,
+    };
+    this.endpoints = new EndpointService(this.ctx);
+    this.availability = new AvailabilityChecker(
+      this.ctx,
+      options.availabilityCheckSeconds,
+      options.random.fork(2),
+    );
+    this.bulkRandom = options.random.fork(3);
+  }
+
+  createProject(input: CreateProjectInput): ProjectState {
+    const project = createProject(this.ctx, {
+      plan: input.plan,
+      branches: input.branches,
+      availabilityChecks: input.availabilityChecks ?? true,
+      generated: input.generated ?? false,
+    });
+    this.availability.watch(project);
+    return project;
+  }
+
+  createBranch(project: ProjectState, withEndpoint: boolean): BranchState {
+    return createBranch(this.ctx, project, withEndpoint);
+  }
+
+  /**
+   * `GET /projects`: projects in creation order. The cursor is the id of the last project of
+   * the previous page; a page lists the projects after it.
+   */
+  listProjects(cursor: string | undefined, limit: number): ProjectsPageView {
+    const all = this.world.projects;
+    let start = 0;
+    if (cursor !== undefined) {
+      const position = this.world.projectPositionOf(cursor);
+      if (position === undefined) throw badRequest("cursor does not name a project");
+      start = position + 1;
+    }
+    const page = all.slice(start, start + limit);
+    const last = page.at(-1)?.id ?? cursor;
+    return {
+      projects: page.map(projectListItemView),
+      ...(last === undefined ? {} : { pagination: { cursor: last } }),
+      applications: {},
+      integrations: {},
+    };
+  }
+
+  listOperations(projectId: string, beforeUs: number | undefined, limit: number): OperationsPage {
+    return listOperations(this.world, projectId, beforeUs, limit, this.scheduler.nowUs);
+  }
+
+  getOperation(projectId: string, operationId: string): ReturnType<typeof getOperation> {
+    return getOperation(this.world, projectId, operationId);
+  }
+
+  truth(projectId: string): { operations: TruthOperation[] } {
+    return operationTruth(this.world, projectId);
+  }
+
+  scriptOperation(request: ScriptedOperation): ReturnType<typeof scriptOperation> {
+    return scriptOperation(this.ctx, request);
+  }
+
+  seedBulk(options: BulkSeedOptions): BulkSeedResult {
+    return seedBulk(this.ctx, this.bulkRandom, options, (project) => {
+      this.availability.watch(project);
+    });
+  }
+}

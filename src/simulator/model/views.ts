@@ -1,0 +1,147 @@
+import type { Endpoint, Operation, ProjectListItem } from "../../contract/index.js";
+import { toIsoMicros, toIsoSeconds, US_PER_MS } from "../time.js";
+import type { EndpointLifecycle } from "./endpoint-lifecycle.js";
+import type { EndpointState, ProjectState } from "./state.js";
+
+/**
+ * How records look on the wire. Everything is stored as numbers and indices and formatted
+ * here, on output. Fields required by the real API's schema but absent from the seed
+ * (`total_duration_ms`, `creation_source`, `provisioner`, …) are always present.
+ */
+
+/** The one simulated region. Host names use the reserved `.invalid` TLD: nothing resolves. */
+const REGION = {
+  id: "aws-us-east-2",
+  platformId: "aws",
+  proxyHost: "us-east-2.aws.pgcp-sim.invalid",
+} as const;
+
+export function operationView(project: ProjectState, index: number): Operation {
+  const log = project.log;
+  const endpointIndex = log.endpoint(index);
+  const endpoint = endpointIndex === undefined ? undefined : project.endpoints[endpointIndex];
+  const createdUs = log.createdAt(index);
+  const updatedUs = log.updatedAt(index);
+  const retryAtUs = log.retryAt(index);
+  const error = log.error(index);
+  return {
+    id: log.id(index),
+    project_id: project.id,
+    branch_id: project.branches[log.branch(index)]?.id ?? "",
+    ...(endpoint === undefined ? {} : { endpoint_id: endpoint.id }),
+    action: log.action(index),
+    status: log.status(index),
+    failures_count: log.failuresCount(index),
+    created_at: toIsoSeconds(createdUs),
+    updated_at: toIsoSeconds(updatedUs),
+    // Elapsed from creation to the last status change. Rounded, so that the microsecond by
+    // which a record created in a crowded instant was moved does not show as 999 ms.
+    total_duration_ms: Math.round((updatedUs - createdUs) / US_PER_MS),
+    ...(error === undefined ? {} : { error }),
+    ...(retryAtUs === undefined ? {} : { retry_at: toIsoSeconds(retryAtUs) }),
+  };
+}
+
+export interface HistoryView {
+  readonly status: string;
+  /** Microsecond precision: the exact instant, so that arrivals in one second stay ordered. */
+  readonly at: string;
+  readonly failures_count: number;
+}
+
+export type TruthOperation = Operation & { readonly history: readonly HistoryView[] };
+
+/** Every operation of the project with its full status history, newest first. */
+export function truthView(project: ProjectState): TruthOperation[] {
+  const histories = project.log.histories();
+  const result: TruthOperation[] = [];
+  for (let i = project.log.size - 1; i >= 0; i--) {
+    result.push({
+      ...operationView(project, i),
+      history: (histories[i] ?? []).map((h) => ({
+        status: h.status,
+        at: toIsoMicros(h.atUs),
+        failures_count: h.failuresCount,
+      })),
+    });
+  }
+  return result;
+}
+
+export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecycle): Endpoint {
+  const pending = lifecycle.pendingState(endpoint);
+  const optionalTime = (field: string, us: number | undefined): Record<string, string> =>
+    us === undefined ? {} : { [field]: toIsoSeconds(us) };
+  return {
+    host: `${endpoint.id}.${REGION.proxyHost}`,
+    id: endpoint.id,
+    project_id: endpoint.project.id,
+    branch_id: endpoint.branch.id,
+    region_id: REGION.id,
+    type: endpoint.type,
+    autoscaling_limit_min_cu: endpoint.minCu,
+    autoscaling_limit_max_cu: endpoint.maxCu,
+    current_state: endpoint.currentState,
+    ...(pending === undefined ? {} : { pending_state: pending }),
+    settings: { pg_settings: {} },
+    pooler_enabled: false,
+    pooler_mode: "transaction",
+    disabled: false,
+    passwordless_access: true,
+    ...optionalTime("last_active", endpoint.lastActiveUs),
+    creation_source: "console",
+    created_at: toIsoSeconds(endpoint.createdUs),
+    updated_at: toIsoSeconds(endpoint.updatedUs),
+    ...optionalTime("started_at", endpoint.startedAtUs),
+    ...optionalTime("suspended_at", endpoint.suspendedAtUs),
+    proxy_host: REGION.proxyHost,
+    suspend_timeout_seconds: endpoint.suspendTimeoutSeconds,
+    provisioner: "k8s-neonvm",
+  };
+}
+
+/** A `GET /projects` entry with every field the real API's `ProjectListItem` requires. */
+export interface ProjectListItemView extends ProjectListItem {
+  readonly platform_id: string;
+  readonly region_id: string;
+  readonly provisioner: string;
+  readonly pg_version: number;
+  readonly proxy_host: string;
+  readonly branch_logical_size_limit: number;
+  readonly branch_logical_size_limit_bytes: number;
+  readonly store_passwords: boolean;
+  readonly active_time: number;
+  readonly cpu_used_sec: number;
+  readonly creation_source: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly owner_id: string;
+}
+
+/**
+ * The seed shows no project fields; the real schema requires these, filled with plausible
+ * constants where the simulator has no such concept.
+ */
+export function projectListItemView(project: ProjectState): ProjectListItemView {
+  const created = toIsoSeconds(project.createdUs);
+  // Free-plan branches are capped at 512 MiB of logical size; paid ones at 200 GiB.
+  const sizeLimitMib = project.plan === "free" ? 512 : 204_800;
+  return {
+    id: project.id,
+    platform_id: REGION.platformId,
+    region_id: REGION.id,
+    name: project.name,
+    provisioner: "k8s-neonvm",
+    pg_version: 17,
+    proxy_host: REGION.proxyHost,
+    branch_logical_size_limit: sizeLimitMib,
+    branch_logical_size_limit_bytes: sizeLimitMib * 1024 * 1024,
+    store_passwords: true,
+    active_time: 0,
+    cpu_used_sec: 0,
+    creation_source: "console",
+    created_at: created,
+    updated_at: created,
+    owner_id: "sim-owner",
+  };
+}

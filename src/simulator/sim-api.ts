@@ -1,0 +1,62 @@
+import type { EndpointOperationsResponse, Operation } from "../contract/index.js";
+import type { ClockMode } from "./clock.js";
+import type { Fault } from "./http/faults.js";
+import type { StatsView } from "./http/stats.js";
+import type { PlanName } from "./model/state.js";
+import type { TruthOperation } from "./model/views.js";
+
+/** Response bodies of the `/_sim` control interface (see README.md for each call). */
+
+/** `POST /_sim/projects` → 201 */
+export interface SimProjectResponse {
+  readonly project: { readonly id: string; readonly plan: PlanName };
+  readonly branches: readonly { readonly id: string; readonly primary: boolean }[];
+}
+
+/** `GET /_sim/clock` → 200 */
+export interface SimClockResponse {
+  readonly now: string;
+  readonly mode: ClockMode;
+}
+
+/** `POST /_sim/clock/advance` → 200 */
+export interface SimAdvanceResponse {
+  readonly now: string;
+}
+
+/** `POST /_sim/endpoints/{endpoint_id}/connect` → 200 */
+export type SimConnectResponse = EndpointOperationsResponse;
+
+/** `POST /_sim/operations` → 201 */
+export interface SimOperationResponse {
+  readonly operation: Operation;
+}
+
+/** `POST /_sim/faults` → 201 */
+export interface SimFaultResponse {
+  readonly fault: Fault;
+}
+
+/** `GET /_sim/faults` → 200 */
+export interface SimFaultsResponse {
+  readonly faults: readonly Fault[];
+}
+
+/** `DELETE /_sim/faults` → 200 */
+export interface SimClearFaultsResponse {
+  readonly cleared: number;
+}
+
+/** `GET /_sim/truth?project_id=` → 200 */
+export interface SimTruthResponse {
+  readonly operations: readonly TruthOperation[];
+}
+
+/** `GET /_sim/stats` and `DELETE /_sim/stats` → 200 */
+export type SimStatsResponse = StatsView;
+
+/** `POST /_sim/bulk` → 201 */
+export interface SimBulkResponse {
+  readonly project_ids: readonly string[];
+  readonly operations: number;
+}

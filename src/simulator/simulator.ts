@@ -1,0 +1,142 @@
+import type { AddressInfo } from "node:net";
+import { API_BASE_PATH } from "../contract/index.js";
+import { createClock, type ClockMode } from "./clock.js";
+import { apiRouter } from "./http/api-routes.js";
+import { FaultRegistry } from "./http/faults.js";
+import { RateLimiter, REAL_API_RATE_LIMIT } from "./http/rate-limiter.js";
+import { createSimulatorServer } from "./http/server.js";
+import { simRouter } from "./http/sim-routes.js";
+import { RequestStats } from "./http/stats.js";
+import { IdFactory } from "./ids.js";
+import type { BulkSeedOptions, BulkSeedResult } from "./model/bulk-seed.js";
+import { ControlPlane } from "./model/control-plane.js";
+import {
+  DEFAULT_MANUAL_START,
+  REAL_CLOCK_TICK_MS,
+  TRAFFIC_AVAILABILITY_CHECK_SECONDS,
+  type SimulatorOptions,
+} from "./options.js";
+import { randomSeed, SeededRandom } from "./random.js";
+import { Scheduler } from "./scheduler.js";
+import { dateToMicros, microsToDate } from "./time.js";
+import { TrafficGenerator } from "./traffic/generator.js";
+import { resolveTrafficOptions } from "./traffic/options.js";
+
+export interface RunningSimulator {
+  /** `http://host:port` */
+  readonly url: string;
+  /** `url` + `/api/v2`: the base URL clients use. */
+  readonly apiUrl: string;
+  readonly port: number;
+  /** The seed in use (the given one, or the random one picked), to replay a run. */
+  readonly seed: number;
+  readonly apiKey: string;
+  /** The simulated control plane, for in-process inspection. Tests should drive it over HTTP. */
+  readonly plane: ControlPlane;
+  readonly clockMode: ClockMode;
+  /** The current simulated time. */
+  now(): Date;
+  /** Moves a manual clock forward and applies every event due meanwhile (real clock: throws). */
+  advance(seconds: number): void;
+  /** Creates many projects with finished histories at once (see `POST /_sim/bulk`). */
+  seedBulk(options: BulkSeedOptions): BulkSeedResult;
+  /** Applies every simulated event due now (requests do this by themselves). */
+  settle(): void;
+  /** Stops the server, its timers and its open connections. */
+  close(): Promise<void>;
+}
+
+/** Seeded streams, by purpose: fixed numbers so the same seed gives the same run. */
+const STREAM = { plane: 1, traffic: 2, faults: 3, requestIds: 4 } as const;
+
+export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
+  if (options.apiKey.trim() === "") throw new RangeError("apiKey must not be empty");
+  if (!((options.availabilityCheckSeconds ?? 0) >= 0)) {
+    throw new RangeError("availabilityCheckSeconds must be 0 (off) or a positive number");
+  }
+  const seed = options.seed ?? randomSeed();
+  const root = new SeededRandom(seed);
+  const streams = {
+    plane: root.fork(STREAM.plane),
+    traffic: root.fork(STREAM.traffic),
+    faults: root.fork(STREAM.faults),
+    requestIds: root.fork(STREAM.requestIds),
+  };
+  const traffic =
+    options.traffic === undefined || options.traffic === false
+      ? undefined
+      : resolveTrafficOptions(options.traffic);
+  const startTime =
+    options.startTime ?? (options.clock === "manual" ? DEFAULT_MANUAL_START : new Date());
+  const clock = createClock(options.clock, dateToMicros(startTime));
+  const scheduler = new Scheduler(clock.targetUs());
+  const settle = (): void => {
+    scheduler.runUntil(clock.targetUs());
+  };
+  const plane = new ControlPlane({
+    scheduler,
+    random: streams.plane,
+    availabilityCheckSeconds:
+      options.availabilityCheckSeconds ??
+      (traffic === undefined ? 0 : TRAFFIC_AVAILABILITY_CHECK_SECONDS),
+  });
+  if (traffic !== undefined) {
+    const trafficRandom =
+      traffic.seed === undefined ? streams.traffic : new SeededRandom(traffic.seed);
+    new TrafficGenerator(plane, traffic, trafficRandom).start();
+  }
+
+  const faults = new FaultRegistry(streams.faults);
+  const stats = new RequestStats();
+  const requestIds = new IdFactory(streams.requestIds);
+  const rateLimit = options.rateLimit ?? REAL_API_RATE_LIMIT;
+  const server = createSimulatorServer({
+    apiKey: options.apiKey,
+    api: apiRouter(plane),
+    sim: simRouter({ plane, clock, settle, faults, stats }),
+    settle,
+    rateLimiter: rateLimit === false ? undefined : new RateLimiter(rateLimit),
+    faults,
+    stats,
+    newRequestId: () => requestIds.uuid(),
+  });
+
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const ticker =
+    clock.mode === "real" ? setInterval(settle, REAL_CLOCK_TICK_MS).unref() : undefined;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+  return {
+    url,
+    apiUrl: url + API_BASE_PATH,
+    port,
+    seed,
+    apiKey: options.apiKey,
+    plane,
+    clockMode: clock.mode,
+    now: () => microsToDate(scheduler.nowUs),
+    advance: (seconds) => {
+      clock.advance(seconds);
+      settle();
+    },
+    seedBulk: (bulk) => plane.seedBulk(bulk),
+    settle,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        clearInterval(ticker);
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,65 @@
+/** What the traffic generator produces; every field has a default. */
+export interface TrafficOptions {
+  /** Projects the generator creates and keeps busy (default 20). */
+  readonly projects?: number;
+  /**
+   * Activities per simulated minute across all its projects (default 30). Each activity starts
+   * one or more operations (a connection to an idle compute: one start_compute; a branch: a
+   * create_branch and maybe a start_compute; a resize: three), and the control plane adds its
+   * own (auto-suspends, availability checks).
+   */
+  readonly operationsPerMinute?: number;
+  /** Share of operations that fail (default 0.05). */
+  readonly failureShare?: number;
+  /** Share of failures that are retried and then finish (default 0.5). */
+  readonly retryShare?: number;
+  /** Share of operations that take 20 to 60 times their normal duration (default 0.03). */
+  readonly slowShare?: number;
+  /** Share of operations that are cancelled while running (default 0.02). */
+  readonly cancellationShare?: number;
+  /** Share of its projects on the paid plan (default 0.5). */
+  readonly paidShare?: number;
+  /** Seed of the traffic's own random stream (default: derived from the simulator's seed). */
+  readonly seed?: number;
+}
+
+export type ResolvedTrafficOptions = Required<Omit<TrafficOptions, "seed">> & {
+  readonly seed: number | undefined;
+};
+
+const DEFAULTS = {
+  projects: 20,
+  operationsPerMinute: 30,
+  failureShare: 0.05,
+  retryShare: 0.5,
+  slowShare: 0.03,
+  cancellationShare: 0.02,
+  paidShare: 0.5,
+} as const;
+
+const SHARES = [
+  "failureShare",
+  "retryShare",
+  "slowShare",
+  "cancellationShare",
+  "paidShare",
+] as const;
+
+/** Applies the defaults and rejects impossible values with a RangeError naming the field. */
+export function resolveTrafficOptions(options: TrafficOptions): ResolvedTrafficOptions {
+  const resolved: ResolvedTrafficOptions = { ...DEFAULTS, ...options, seed: options.seed };
+  if (!Number.isInteger(resolved.projects) || resolved.projects < 1) {
+    throw new RangeError("traffic.projects must be a positive integer");
+  }
+  if (!(resolved.operationsPerMinute > 0) || !Number.isFinite(resolved.operationsPerMinute)) {
+    throw new RangeError("traffic.operationsPerMinute must be a positive number");
+  }
+  for (const share of SHARES) {
+    const value = resolved[share];
+    if (!(value >= 0 && value <= 1)) throw new RangeError(`traffic.${share} must be within 0..1`);
+  }
+  if (resolved.failureShare + resolved.cancellationShare > 1) {
+    throw new RangeError("traffic.failureShare + traffic.cancellationShare must not exceed 1");
+  }
+  return resolved;
+}

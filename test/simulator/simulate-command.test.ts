@@ -1,0 +1,102 @@
+/** `pgcp-exporter simulate`: flags, start, and a clean stop on a signal. */
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { DEMO_API_KEY, parseSimulateArgs, simulateCommand } from "../../src/commands/simulate.js";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("flags", () => {
+  test("defaults: real clock, demo key, no traffic, rate limit on", () => {
+    expect(parseSimulateArgs([], {})).toEqual({ apiKey: DEMO_API_KEY, clock: "real" });
+  });
+
+  test("every flag", () => {
+    const options = parseSimulateArgs(
+      [
+        "--port=8123",
+        "--host",
+        "0.0.0.0",
+        "--seed",
+        "7",
+        "--api-key",
+        "k1",
+        "--clock",
+        "manual",
+        "--projects",
+        "50",
+        "--operations-per-minute",
+        "600",
+        "--availability-checks",
+        "0",
+        "--no-rate-limit",
+      ],
+      {},
+    );
+    expect(options).toEqual({
+      apiKey: "k1",
+      clock: "manual",
+      port: 8123,
+      host: "0.0.0.0",
+      seed: 7,
+      availabilityCheckSeconds: 0,
+      rateLimit: false,
+      traffic: { projects: 50, operationsPerMinute: 600 },
+    });
+    expect(parseSimulateArgs(["--traffic"], {})).toMatchObject({ traffic: {} });
+  });
+
+  test("the key comes from PGCP_SIM_API_KEY unless given as a flag", () => {
+    expect(parseSimulateArgs([], { PGCP_SIM_API_KEY: "from-env" })).toMatchObject({
+      apiKey: "from-env",
+    });
+    expect(parseSimulateArgs(["--api-key", "flag"], { PGCP_SIM_API_KEY: "env" })).toMatchObject({
+      apiKey: "flag",
+    });
+  });
+
+  test("bad flags exit 2 with a message and the usage", async () => {
+    const stderr = vi.spyOn(process.stderr, "write").mockReturnValue(true);
+    for (const argv of [
+      ["--port", "70000"],
+      ["--port", "abc"],
+      ["--clock", "fast"],
+      ["--projects", "0"],
+      ["--bogus"],
+      ["positional"],
+      ["--api-key", " "],
+    ]) {
+      expect(await simulateCommand.run(argv), argv.join(" ")).toBe(2);
+    }
+    const written = stderr.mock.calls.map((c) => String(c[0])).join("");
+    expect(written).toContain('--port must be an integer from 0 to 65535, got "70000"');
+    expect(written).toContain('--clock must be real or manual, got "fast"');
+    expect(written).toContain("usage: pgcp-exporter simulate");
+  });
+
+  test("--help prints the usage and exits 0", async () => {
+    const stdout = vi.spyOn(process.stdout, "write").mockReturnValue(true);
+    expect(await simulateCommand.run(["--help"])).toBe(0);
+    expect(String(stdout.mock.calls[0]?.[0])).toContain("--no-rate-limit");
+  });
+});
+
+test("runs until SIGTERM, then stops its server", async () => {
+  const stdout = vi.spyOn(process.stdout, "write").mockReturnValue(true);
+  const stderr = vi.spyOn(process.stderr, "write").mockReturnValue(true);
+  expect(await simulateCommand.run(["--port", "0", "--clock", "manual", "--seed", "3"])).toBe(
+    undefined,
+  );
+  const printed = stdout.mock.calls.map((c) => String(c[0])).join("");
+  const apiUrl = /simulator listening: (\S+)/.exec(printed)?.[1] ?? "";
+  expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+  expect(printed).toContain(`api key: ${DEMO_API_KEY}`);
+  const auth = { headers: { Authorization: `Bearer ${DEMO_API_KEY}` } };
+  expect((await fetch(`${apiUrl}/projects`, auth)).status).toBe(200);
+  process.emit("SIGTERM");
+  await vi.waitFor(async () => {
+    await expect(fetch(`${apiUrl}/projects`, auth)).rejects.toThrow();
+  });
+  expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("SIGTERM received");
+  expect(process.listenerCount("SIGTERM")).toBe(0);
+});
