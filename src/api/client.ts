@@ -1,0 +1,315 @@
+import { z } from "zod";
+import {
+  OPERATIONS_LIMIT,
+  PROJECTS_LIMIT,
+  endpointOperationsResponseSchema,
+  endpointSchema,
+  endpointsResponseSchema,
+  operationResponseSchema,
+  operationsPageSchema,
+  projectsPageSchema,
+  type CreateEndpointRequest,
+  type Endpoint,
+  type EndpointOperationsResponse,
+  type Operation,
+  type OperationsPage,
+  type ProjectListItem,
+  type ProjectsPage,
+  type UpdateEndpointRequest,
+} from "../contract/index.js";
+import { executeCall, type CallDeps, type CallSpec } from "./call.js";
+import { resolveOptions, type ApiClientOptions } from "./options.js";
+import { cursorAdvances, walkPages } from "./paging.js";
+import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
+import { paths, type RouteName } from "./routes.js";
+import { Transport } from "./transport.js";
+import { waitForOperations, type WaitOptions, type WaitResult } from "./wait-for-operations.js";
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call, its retries and its waits; the call then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+export interface PageParams {
+  readonly limit: number;
+  /** `pagination.cursor` of the previous page. */
+  readonly cursor?: string;
+}
+
+export interface WalkParams {
+  readonly limit: number;
+  /** Resume a walk from this cursor instead of the newest record. */
+  readonly startCursor?: string;
+}
+
+export type NewEndpoint = CreateEndpointRequest["endpoint"];
+export type EndpointChanges = UpdateEndpointRequest["endpoint"];
+
+export interface ApiClient {
+  /** One page of a project's operations, newest first. */
+  listOperations(
+    projectId: string,
+    page: PageParams,
+    options?: CallOptions,
+  ): Promise<OperationsPage>;
+  /** Every non-empty page of a project's operations, newest first (see `walkPages`). */
+  operationPages(
+    projectId: string,
+    walk: WalkParams,
+    options?: CallOptions,
+  ): AsyncGenerator<OperationsPage, void, undefined>;
+  getOperation(projectId: string, operationId: string, options?: CallOptions): Promise<Operation>;
+  /** One page of the projects the API key can see. */
+  listProjects(page?: Partial<PageParams>, options?: CallOptions): Promise<ProjectsPage>;
+  /** Every project the API key can see, page by page (`limit` per request, default 10). */
+  allProjects(
+    walk?: Partial<WalkParams>,
+    options?: CallOptions,
+  ): AsyncGenerator<ProjectListItem, void, undefined>;
+  listEndpoints(projectId: string, options?: CallOptions): Promise<Endpoint[]>;
+  getEndpoint(projectId: string, endpointId: string, options?: CallOptions): Promise<Endpoint>;
+  createEndpoint(
+    projectId: string,
+    endpoint: NewEndpoint,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse>;
+  updateEndpoint(
+    projectId: string,
+    endpointId: string,
+    changes: EndpointChanges,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse>;
+  /** Null when the endpoint does not exist or is already deleted (the API answers 204). */
+  deleteEndpoint(
+    projectId: string,
+    endpointId: string,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse | null>;
+  startEndpoint(
+    projectId: string,
+    endpointId: string,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse>;
+  suspendEndpoint(
+    projectId: string,
+    endpointId: string,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse>;
+  restartEndpoint(
+    projectId: string,
+    endpointId: string,
+    options?: CallOptions,
+  ): Promise<EndpointOperationsResponse>;
+  /** Polls the operations that have not ended until all have, or the timeout strikes. */
+  waitForOperations(
+    projectId: string,
+    operations: readonly Operation[],
+    options?: WaitOptions,
+  ): Promise<WaitResult>;
+  /** The shared limiter's state: tokens left, requests in flight and queued, time waited. */
+  limiterStats(): RateLimiterStats;
+  /** Rejects queued requests, waits for those in flight, closes the connections. */
+  close(): Promise<void>;
+}
+
+/** `GET /projects/{project_id}/endpoints/{endpoint_id}` (real API). */
+const endpointResponseSchema = z.object({ endpoint: endpointSchema });
+
+const operationCount = (page: OperationsPage): number => page.operations.length;
+const projectCount = (page: ProjectsPage): number => page.projects.length;
+
+export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
+  const options = resolveOptions(clientOptions);
+  const deps: CallDeps = {
+    options,
+    transport: new Transport({
+      origin: options.origin,
+      connections: options.maxConcurrency,
+      connectTimeoutMs: options.connectTimeoutMs,
+    }),
+    limiter: new RateLimiter({
+      refillPerSecond: options.refillPerSecond,
+      burst: options.burst,
+      maxConcurrency: options.maxConcurrency,
+      clock: options.clock,
+    }),
+  };
+  const call = <T>(spec: CallSpec<T>): Promise<T> => executeCall(deps, spec);
+
+  const listOperations: ApiClient["listOperations"] = async (projectId, page, callOptions) => {
+    checkLimit("operations", page.limit, OPERATIONS_LIMIT);
+    return call({
+      route: "listOperations",
+      method: "GET",
+      path: paths.operations(projectId),
+      query: { limit: page.limit, cursor: page.cursor },
+      schema: operationsPageSchema,
+      check: cursorAdvances(page.cursor, page.limit, operationCount),
+      signal: callOptions?.signal,
+    });
+  };
+
+  const getOperation: ApiClient["getOperation"] = async (projectId, operationId, callOptions) => {
+    const body = await call({
+      route: "getOperation",
+      method: "GET",
+      path: paths.operation(projectId, operationId),
+      schema: operationResponseSchema,
+      signal: callOptions?.signal,
+    });
+    return body.operation;
+  };
+
+  const listProjects: ApiClient["listProjects"] = async (page, callOptions) => {
+    const limit = page?.limit ?? PROJECTS_LIMIT.default;
+    checkLimit("projects", limit, PROJECTS_LIMIT);
+    return call({
+      route: "listProjects",
+      method: "GET",
+      path: paths.projects(),
+      query: { limit, cursor: page?.cursor },
+      schema: projectsPageSchema,
+      check: cursorAdvances(page?.cursor, limit, projectCount),
+      signal: callOptions?.signal,
+    });
+  };
+
+  /** The calls that change an endpoint all answer `{endpoint, operations}`. */
+  const endpointChange = (
+    route: RouteName,
+    method: "POST" | "PATCH",
+    path: string,
+    body: unknown,
+    callOptions: CallOptions | undefined,
+  ): Promise<EndpointOperationsResponse> =>
+    call({
+      route,
+      method,
+      path,
+      body,
+      schema: endpointOperationsResponseSchema,
+      signal: callOptions?.signal,
+    });
+
+  return {
+    listOperations,
+    operationPages(projectId, walk, callOptions) {
+      checkLimit("operations", walk.limit, OPERATIONS_LIMIT);
+      return walkPages(
+        (cursor) =>
+          listOperations(projectId, withCursor({ limit: walk.limit }, cursor), callOptions),
+        operationCount,
+        walk.limit,
+        walk.startCursor,
+      );
+    },
+    getOperation,
+    listProjects,
+    async *allProjects(walk, callOptions) {
+      const limit = walk?.limit ?? PROJECTS_LIMIT.default;
+      checkLimit("projects", limit, PROJECTS_LIMIT);
+      const pages = walkPages(
+        (cursor) => listProjects(withCursor({ limit }, cursor), callOptions),
+        projectCount,
+        limit,
+        walk?.startCursor,
+      );
+      for await (const page of pages) yield* page.projects;
+    },
+    async listEndpoints(projectId, callOptions) {
+      const body = await call({
+        route: "listEndpoints",
+        method: "GET",
+        path: paths.endpoints(projectId),
+        schema: endpointsResponseSchema,
+        signal: callOptions?.signal,
+      });
+      return body.endpoints;
+    },
+    async getEndpoint(projectId, endpointId, callOptions) {
+      const body = await call({
+        route: "getEndpoint",
+        method: "GET",
+        path: paths.endpoint(projectId, endpointId),
+        schema: endpointResponseSchema,
+        signal: callOptions?.signal,
+      });
+      return body.endpoint;
+    },
+    createEndpoint: (projectId, endpoint, callOptions) =>
+      endpointChange(
+        "createEndpoint",
+        "POST",
+        paths.endpoints(projectId),
+        { endpoint },
+        callOptions,
+      ),
+    updateEndpoint: (projectId, endpointId, changes, callOptions) =>
+      endpointChange(
+        "updateEndpoint",
+        "PATCH",
+        paths.endpoint(projectId, endpointId),
+        { endpoint: changes },
+        callOptions,
+      ),
+    deleteEndpoint: (projectId, endpointId, callOptions) =>
+      call({
+        route: "deleteEndpoint",
+        method: "DELETE",
+        path: paths.endpoint(projectId, endpointId),
+        schema: endpointOperationsResponseSchema.nullable(),
+        signal: callOptions?.signal,
+      }),
+    startEndpoint: (projectId, endpointId, callOptions) =>
+      endpointChange(
+        "startEndpoint",
+        "POST",
+        paths.endpointAction(projectId, endpointId, "start"),
+        undefined,
+        callOptions,
+      ),
+    suspendEndpoint: (projectId, endpointId, callOptions) =>
+      endpointChange(
+        "suspendEndpoint",
+        "POST",
+        paths.endpointAction(projectId, endpointId, "suspend"),
+        undefined,
+        callOptions,
+      ),
+    restartEndpoint: (projectId, endpointId, callOptions) =>
+      endpointChange(
+        "restartEndpoint",
+        "POST",
+        paths.endpointAction(projectId, endpointId, "restart"),
+        undefined,
+        callOptions,
+      ),
+    waitForOperations: (projectId, operations, waitOptions) =>
+      waitForOperations(
+        (operationId, signal) =>
+          getOperation(projectId, operationId, signal === undefined ? {} : { signal }),
+        options.clock,
+        operations,
+        waitOptions,
+      ),
+    limiterStats: () => deps.limiter.stats(),
+    async close() {
+      deps.limiter.close();
+      await deps.transport.close();
+    },
+  };
+}
+
+function withCursor(page: { limit: number }, cursor: string | undefined): PageParams {
+  return cursor === undefined ? page : { ...page, cursor };
+}
+
+/** A limit outside the API's bounds is a programming error, not something to send. */
+function checkLimit(list: string, limit: number, bounds: { min: number; max: number }): void {
+  if (!Number.isInteger(limit) || limit < bounds.min || limit > bounds.max) {
+    throw new RangeError(
+      `${list} limit must be an integer in ${bounds.min}..${bounds.max}, got ${limit}`,
+    );
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The typed client of the control-plane API: every call the exporter makes, with auth,
+ * response validation, one error type, safe retries and a shared rate limiter. It knows
+ * nothing of metrics or alerts; those subscribe to its `events`. See README.md for the policy.
+ */
+export {
+  createApiClient,
+  type ApiClient,
+  type CallOptions,
+  type EndpointChanges,
+  type NewEndpoint,
+  type PageParams,
+  type WalkParams,
+} from "./client.js";
+export { DEFAULT_BASE_URL, type ApiClientOptions } from "./options.js";
+export { ApiError, type ApiErrorFields, type ApiErrorKind } from "./errors.js";
+export type {
+  ApiClientEvents,
+  RateLimitPauseEvent,
+  RateLimitWaitEvent,
+  ResponseEvent,
+  RetryEvent,
+  TransportErrorEvent,
+} from "./events.js";
+export type { Clock } from "./clock.js";
+export type { RateLimiterStats } from "./rate-limiter.js";
+export type { HttpMethod, RouteName } from "./routes.js";
+export {
+  operationOutcome,
+  type OperationOutcome,
+  type WaitOptions,
+  type WaitResult,
+} from "./wait-for-operations.js";
