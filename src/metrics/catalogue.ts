@@ -1,0 +1,417 @@
+/**
+ * The metric catalogue: every metric family the exporter exposes, in one table. The prom-client
+ * registry, the metrics reference (`docs/metrics.md`) and the naming tests are all derived from
+ * it, so a family exists in all three or in none.
+ */
+import { DURATION_BUCKETS_SECONDS } from "../sync/totals.js";
+
+export type MetricType = "counter" | "gauge" | "histogram";
+
+/**
+ * Where a family's values come from. This decides what a restart does to it: `state` families
+ * resume from the committed state, `events` families count from zero again.
+ */
+export type MetricSource =
+  /** Projected from the committed project state (survives restarts). */
+  | "state"
+  /** Projected from the latest endpoint listing of the project. */
+  | "listing"
+  /** Projected from the outcome of the project's latest poll. */
+  | "outcome"
+  /** Counted from events since the process started. */
+  | "events"
+  /** Read when the rendering is built (limiter, scheduler, build). */
+  | "runtime";
+
+/** The sections of the reference. */
+export type MetricGroup = "operations" | "endpoints" | "projects" | "exporter" | "api";
+
+export interface MetricSpec {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly labels: readonly string[];
+  /** One line, shown in `# HELP` and in the reference. */
+  readonly help: string;
+  /** The base unit the name ends with (before `_total`); empty for counts, flags and info. */
+  readonly unit: string;
+  readonly group: MetricGroup;
+  readonly source: MetricSource;
+  /** Upper bounds of a histogram's buckets, in `unit`. */
+  readonly buckets?: readonly number[];
+  /** Registered only when this option is on, since it multiplies series. */
+  readonly optIn?: "perProjectHistograms";
+}
+
+const POLL_DURATION_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const REQUEST_DURATION_BUCKETS: readonly number[] = [
+  0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+export const CATALOGUE = [
+  // Operations: projections of the committed state, so exact across restarts.
+  {
+    name: "pgcp_operations_total",
+    type: "counter",
+    labels: ["project", "action", "status"],
+    help: "Arrivals of operations at an end status (finished, failed, error, cancelled, skipped); a retried operation that fails again arrives again.",
+    unit: "",
+    group: "operations",
+    source: "state",
+  },
+  {
+    name: "pgcp_operation_duration_seconds",
+    type: "histogram",
+    labels: ["action", "status"],
+    help: "Time from creation to end status of the operations counted in pgcp_operations_total, over all projects.",
+    unit: "seconds",
+    group: "operations",
+    source: "state",
+    buckets: DURATION_BUCKETS_SECONDS,
+  },
+  {
+    name: "pgcp_project_operation_duration_seconds",
+    type: "histogram",
+    labels: ["project", "action", "status"],
+    help: "pgcp_operation_duration_seconds per project (only with the perProjectHistograms option).",
+    unit: "seconds",
+    group: "operations",
+    source: "state",
+    buckets: DURATION_BUCKETS_SECONDS,
+    optIn: "perProjectHistograms",
+  },
+  {
+    name: "pgcp_operations_open",
+    type: "gauge",
+    labels: ["project", "action", "status"],
+    help: "Operations followed that have not reached an end status, by current status (a series exists while at least one is open).",
+    unit: "",
+    group: "operations",
+    source: "state",
+  },
+  {
+    name: "pgcp_operation_retries_total",
+    type: "counter",
+    labels: ["project", "action"],
+    help: "Retries of failed operations by the service (growth of failures_count).",
+    unit: "",
+    group: "operations",
+    source: "state",
+  },
+  {
+    name: "pgcp_operations_stuck",
+    type: "gauge",
+    labels: ["project", "action"],
+    help: "Open operations older than their action's stuck threshold (a series exists while at least one is stuck).",
+    unit: "",
+    group: "operations",
+    source: "state",
+  },
+  {
+    name: "pgcp_project_newest_operation_timestamp_seconds",
+    type: "gauge",
+    labels: ["project"],
+    help: "Creation time of the newest operation the committed checkpoint covers (absent until the project has an operation).",
+    unit: "seconds",
+    group: "operations",
+    source: "state",
+  },
+
+  // Endpoints: the latest listing; starts and suspends come from the committed totals.
+  {
+    name: "pgcp_endpoint_info",
+    type: "gauge",
+    labels: ["project", "branch", "endpoint", "region_id", "endpoint_type", "host"],
+    help: "Fixed properties of an endpoint; always 1.",
+    unit: "",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_state",
+    type: "gauge",
+    labels: ["project", "endpoint", "state"],
+    help: "Endpoint state as a state set: 1 for the current state, 0 for the others (init, active, idle); an unknown state gets a series of its own.",
+    unit: "",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_autoscaling_min_compute_units",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "Minimum autoscaling size in compute units (1 CU = 1 vCPU and 4 GB RAM).",
+    unit: "compute_units",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_autoscaling_max_compute_units",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "Maximum autoscaling size in compute units.",
+    unit: "compute_units",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_max_connections",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "Postgres max_connections that follows from the minimum size (absent for a size outside the size table).",
+    unit: "",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_auto_suspend_delay_seconds",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "Idle time after which the endpoint is suspended (suspend_timeout_seconds, 0 meaning the default 300); +Inf when auto-suspend is off.",
+    unit: "seconds",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_auto_suspend_enabled",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "1 when the endpoint suspends itself when idle, 0 when auto-suspend is off (suspend_timeout_seconds -1).",
+    unit: "",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_last_active_timestamp_seconds",
+    type: "gauge",
+    labels: ["project", "endpoint"],
+    help: "Last time the endpoint was active, as the API reports it (absent when it does not).",
+    unit: "seconds",
+    group: "endpoints",
+    source: "listing",
+  },
+  {
+    name: "pgcp_endpoint_starts_total",
+    type: "counter",
+    labels: ["project", "endpoint"],
+    help: "Finished start_compute operations of the endpoint; once the project's endpoints have been listed, only for listed endpoints.",
+    unit: "",
+    group: "endpoints",
+    source: "state",
+  },
+  {
+    name: "pgcp_endpoint_suspends_total",
+    type: "counter",
+    labels: ["project", "endpoint"],
+    help: "Finished suspend_compute operations of the endpoint; once the project's endpoints have been listed, only for listed endpoints.",
+    unit: "",
+    group: "endpoints",
+    source: "state",
+  },
+
+  // Projects: is each project watched properly?
+  {
+    name: "pgcp_project_up",
+    type: "gauge",
+    labels: ["project"],
+    help: "1 when the project's latest poll succeeded and was committed, 0 otherwise (also before its first poll).",
+    unit: "",
+    group: "projects",
+    source: "outcome",
+  },
+  {
+    name: "pgcp_project_last_success_timestamp_seconds",
+    type: "gauge",
+    labels: ["project"],
+    help: "Time of the project's latest committed poll, also by an earlier run (absent before the first).",
+    unit: "seconds",
+    group: "projects",
+    source: "state",
+  },
+  {
+    name: "pgcp_project_blocked",
+    type: "gauge",
+    labels: ["project", "problem"],
+    help: "1 while the project is not polled because its state file cannot be used, by problem (corrupt, foreign, version, unreadable, unwritable).",
+    unit: "",
+    group: "projects",
+    source: "outcome",
+  },
+  {
+    name: "pgcp_project_catching_up",
+    type: "gauge",
+    labels: ["project"],
+    help: "1 while a catch-up walk over a long gap in the operations log is in progress, else 0.",
+    unit: "",
+    group: "projects",
+    source: "state",
+  },
+
+  // The exporter itself.
+  {
+    name: "pgcp_poll_duration_seconds",
+    type: "histogram",
+    labels: ["result"],
+    help: "Duration of project polls including the commit, by result (success, or failure when an API request failed).",
+    unit: "seconds",
+    group: "exporter",
+    source: "events",
+    buckets: POLL_DURATION_BUCKETS,
+  },
+  {
+    name: "pgcp_state_commits_total",
+    type: "counter",
+    labels: ["result"],
+    help: "Commits of project state, by result (success, failure).",
+    unit: "",
+    group: "exporter",
+    source: "events",
+  },
+  {
+    name: "pgcp_endpoint_listings_total",
+    type: "counter",
+    labels: ["result"],
+    help: "Endpoint listings of projects, by result (success, failure).",
+    unit: "",
+    group: "exporter",
+    source: "events",
+  },
+  {
+    name: "pgcp_discovery_failures_total",
+    type: "counter",
+    labels: [],
+    help: "Failed discoveries of the account's projects (the previous project list stays).",
+    unit: "",
+    group: "exporter",
+    source: "events",
+  },
+  {
+    name: "pgcp_scheduler_poll_interval_seconds",
+    type: "gauge",
+    labels: ["lane"],
+    help: "Interval at which projects of a lane are polled now, after stretching (fast: projects with open operations; base: the others).",
+    unit: "seconds",
+    group: "exporter",
+    source: "runtime",
+  },
+  {
+    name: "pgcp_scheduler_interval_stretch_ratio",
+    type: "gauge",
+    labels: [],
+    help: "Factor by which every poll interval is stretched to keep requests within the rate-limit budget; 1 when they fit.",
+    unit: "ratio",
+    group: "exporter",
+    source: "runtime",
+  },
+  {
+    name: "pgcp_build_info",
+    type: "gauge",
+    labels: ["version", "node_version"],
+    help: "Version of the exporter and of Node.js; always 1.",
+    unit: "",
+    group: "exporter",
+    source: "runtime",
+  },
+
+  // Requests to the control-plane API.
+  {
+    name: "pgcp_api_requests_total",
+    type: "counter",
+    labels: ["route", "code"],
+    help: "API requests (each attempt) by route and outcome: the HTTP status code, or network or timeout when no response arrived.",
+    unit: "",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_request_duration_seconds",
+    type: "histogram",
+    labels: ["route"],
+    help: "Duration of API requests (each attempt) until the response was read or the transport failed.",
+    unit: "seconds",
+    group: "api",
+    source: "events",
+    buckets: REQUEST_DURATION_BUCKETS,
+  },
+  {
+    name: "pgcp_api_retries_total",
+    type: "counter",
+    labels: ["route", "reason"],
+    help: "Failed API requests that were repeated, by reason (http_<status>, network, timeout, invalid_response).",
+    unit: "",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_rate_limit_waits_total",
+    type: "counter",
+    labels: ["route"],
+    help: "Requests that queued at the shared rate limiter before they could be sent.",
+    unit: "",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_rate_limit_wait_seconds_total",
+    type: "counter",
+    labels: ["route"],
+    help: "Time requests spent queued at the shared rate limiter.",
+    unit: "seconds",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_rate_limit_pauses_total",
+    type: "counter",
+    labels: ["route"],
+    help: "429 responses that paused the shared rate limiter for every caller, by the route that received them.",
+    unit: "",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_rate_limit_pause_seconds_total",
+    type: "counter",
+    labels: ["route"],
+    help: "Time the shared rate limiter was paused after 429 responses.",
+    unit: "seconds",
+    group: "api",
+    source: "events",
+  },
+  {
+    name: "pgcp_api_rate_limit_tokens",
+    type: "gauge",
+    labels: [],
+    help: "Requests the shared rate limiter's token bucket would let through at once now.",
+    unit: "",
+    group: "api",
+    source: "runtime",
+  },
+] as const satisfies readonly MetricSpec[];
+
+type Entry = (typeof CATALOGUE)[number];
+
+export type MetricName = Entry["name"];
+
+/** The catalogue entry named `N`. */
+export type SpecOf<N extends MetricName> = Extract<Entry, { name: N }>;
+
+/** Families whose values are computed from what the module knows when a rendering is built. */
+export type ProjectedName = Exclude<Entry, { source: "events" }>["name"];
+
+/** Families that count events as they happen. */
+export type EventCounterName = Extract<Entry, { source: "events"; type: "counter" }>["name"];
+export type EventHistogramName = Extract<Entry, { source: "events"; type: "histogram" }>["name"];
+
+/**
+ * prom-client's default process metrics that are left out, and why: the `_total` ones are
+ * gauges, which `promtool check metrics` rejects; the others carry a label named `type`.
+ * Between them they only count open handles, requests and resources.
+ */
+export const OMITTED_PROCESS_METRICS: readonly { readonly name: string; readonly why: string }[] = [
+  { name: "nodejs_active_handles_total", why: "a gauge whose name ends in `_total`" },
+  { name: "nodejs_active_requests_total", why: "a gauge whose name ends in `_total`" },
+  { name: "nodejs_active_resources_total", why: "a gauge whose name ends in `_total`" },
+  { name: "nodejs_active_handles", why: "a label named `type`" },
+  { name: "nodejs_active_requests", why: "a label named `type`" },
+  { name: "nodejs_active_resources", why: "a label named `type`" },
+];

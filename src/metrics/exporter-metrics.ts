@@ -1,0 +1,88 @@
+/**
+ * The metrics module's entry point: builds the registry from the catalogue and the options,
+ * and returns the daemon observer, the API client hooks and the cached exposition, all wired.
+ */
+import { Registry } from "prom-client";
+import type { ApiClientEvents } from "../api/index.js";
+import type { DaemonObserver } from "../daemon/observer.js";
+import type { Exposition } from "../server/http-server.js";
+import { apiEventCounters } from "./api-metrics.js";
+import { CATALOGUE } from "./catalogue.js";
+import { daemonObserver } from "./daemon-metrics.js";
+import { CachedExposition, DEFAULT_TIMING, type ExpositionTiming } from "./exposition.js";
+import { registerCatalogue } from "./families.js";
+import { familyNames, processMetricsRegistry } from "./process-metrics.js";
+import type { SchedulerProbe } from "./projection.js";
+import { ProjectViews } from "./project-views.js";
+import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
+
+export interface ExporterMetricsOptions extends SelectionOptions {
+  /** The exporter's version, for `pgcp_build_info`. */
+  readonly version: string;
+  /** Tokens left in the API client's limiter (`client.limiterStats().tokensRemaining`). */
+  readonly limiterTokens?: () => number | undefined;
+  /** The scheduler, once it exists (`() => daemon?.scheduler`). */
+  readonly scheduler?: () => SchedulerProbe | undefined;
+  /**
+   * Hears renderings that fail (a bug); the previous rendering keeps being served. Without it,
+   * the failure becomes a process warning.
+   */
+  readonly onError?: (error: unknown) => void;
+  /** When the cached rendering is rebuilt (tests shorten it). */
+  readonly timing?: ExpositionTiming;
+}
+
+export interface ExporterMetrics extends Required<DaemonObserver>, Exposition {
+  /** Hooks for the API client's `events` option. */
+  readonly apiEvents: ApiClientEvents;
+  /** Rebuilds the rendering now; resolves once `current()` returns it. */
+  refresh(): Promise<void>;
+  /**
+   * Stops the rebuild timers. prom-client's process collectors (GC and event-loop observers)
+   * stay: it offers no way to stop them, and a process has one instance of this module.
+   */
+  close(): void;
+}
+
+export function createExporterMetrics(options: ExporterMetricsOptions): ExporterMetrics {
+  const processRegistry = processMetricsRegistry();
+  const processNames = familyNames(processRegistry);
+  const selected = nameFilter([...CATALOGUE.map((spec) => spec.name), ...processNames], options);
+  for (const name of processNames) if (!selected(name)) processRegistry.removeSingleMetric(name);
+
+  const views = new ProjectViews();
+  const registry = new Registry();
+  const families = registerCatalogue(registry, specFilter(selected, options), {
+    projects: views,
+    runtime: {
+      version: options.version,
+      limiterTokens: options.limiterTokens,
+      scheduler: options.scheduler,
+    },
+  });
+  // The exporter's own families first, then the process's.
+  const all = Registry.merge([registry, processRegistry]);
+
+  const exposition = new CachedExposition(
+    () => all.metrics(),
+    all.contentType,
+    options.timing ?? DEFAULT_TIMING,
+    options.onError ?? warn,
+  );
+  const changed = () => {
+    exposition.invalidate();
+  };
+  return {
+    ...daemonObserver(views, families, changed),
+    apiEvents: apiEventCounters(families, changed),
+    current: () => exposition.current(),
+    refresh: () => exposition.refresh(),
+    close: () => {
+      exposition.close();
+    },
+  };
+}
+
+function warn(error: unknown): void {
+  process.emitWarning(error instanceof Error ? error : String(error), "MetricsRenderingWarning");
+}

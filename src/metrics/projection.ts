@@ -1,0 +1,52 @@
+/**
+ * The shape of a projected family: a function from what the module knows (project views and
+ * runtime probes) to the family's series, called each time the rendering is built. One is
+ * needed for every catalogue entry that is not counted from events; `Projections` makes a
+ * missing one a compile error.
+ */
+import type { Budget, Lane } from "../scheduler/budget.js";
+import type { MetricName, ProjectedName, SpecOf } from "./catalogue.js";
+import type { ProjectView } from "./project-views.js";
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** One series of a counter or gauge. */
+export interface Sample {
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/** One series of a histogram. */
+export interface HistogramSeries {
+  readonly labels: Labels;
+  /** Observations per bucket, not cumulative, in the order of the family's bounds. */
+  readonly buckets: readonly number[];
+  readonly sum: number;
+  /** All observations (the `+Inf` bucket). */
+  readonly count: number;
+}
+
+/** What the scheduler tells about its budget; `Scheduler` satisfies it. */
+export interface SchedulerProbe {
+  readonly budget: Pick<Budget, "stretch">;
+  effectiveIntervalSeconds(lane: Lane): number;
+}
+
+/** Values read when a rendering is built. A probe returning undefined omits its series. */
+export interface RuntimeProbes {
+  /** The exporter's version, for `pgcp_build_info`. */
+  readonly version: string;
+  readonly limiterTokens?: (() => number | undefined) | undefined;
+  readonly scheduler?: (() => SchedulerProbe | undefined) | undefined;
+}
+
+export interface ProjectionInput {
+  readonly projects: Iterable<ProjectView>;
+  readonly runtime: RuntimeProbes;
+}
+
+export type Projection<N extends MetricName> = (
+  input: ProjectionInput,
+) => Iterable<SpecOf<N>["type"] extends "histogram" ? HistogramSeries : Sample>;
+
+export type Projections = { readonly [N in ProjectedName]: Projection<N> };

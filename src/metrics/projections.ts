@@ -1,0 +1,13 @@
+/** Every projected family of the catalogue, by name (a missing one does not compile). */
+import { endpointProjections } from "./endpoint-series.js";
+import { operationProjections } from "./operation-series.js";
+import type { Projections } from "./projection.js";
+import { projectProjections } from "./project-series.js";
+import { runtimeProjections } from "./runtime-series.js";
+
+export const PROJECTIONS: Projections = {
+  ...operationProjections,
+  ...endpointProjections,
+  ...projectProjections,
+  ...runtimeProjections,
+};

@@ -1,0 +1,72 @@
+/**
+ * A scenario that gives every family of the catalogue at least one series: two projects with
+ * committed state, endpoints, a blocked project, and one of each API client event.
+ */
+import type { ExporterMetrics } from "../../../src/metrics/index.js";
+import { StateFileError } from "../../../src/store/index.js";
+import {
+  arrival,
+  endpoint,
+  pollResult,
+  projectState,
+  trackedOperation,
+  T0_MS,
+} from "./fixtures.js";
+
+export const PROBES = {
+  limiterTokens: () => 37,
+  scheduler: () => ({
+    budget: { stretch: 1.25 },
+    effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
+  }),
+};
+
+export function feedEverything(metrics: ExporterMetrics): void {
+  metrics.projectsChanged(["p-alpha", "p-beta", "p-gamma"]);
+  metrics.stateLoaded(
+    "p-alpha",
+    projectState("p-alpha", {
+      arrivals: [
+        arrival("start_compute", "finished", [0.4, 3, 3]),
+        arrival("apply_config", "failed", [75]),
+      ],
+      retries: { apply_config: 2 },
+      endpointStarts: { "ep-a1": 4 },
+      endpointSuspends: { "ep-a1": 3 },
+      tracked: [
+        trackedOperation("p-alpha", { action: "apply_config", status: "running", stuck: true }),
+      ],
+    }),
+  );
+  metrics.committed(
+    "p-beta",
+    pollResult(projectState("p-beta", { catchingUp: true, committedAtMs: T0_MS + 5000 })),
+    0.3,
+  );
+  metrics.pollFailed("p-alpha", new Error("503"), 1.5);
+  metrics.commitFailed("p-beta", new Error("ENOSPC"));
+  metrics.blocked("p-gamma", new StateFileError("/state/p-gamma.json", "version", "too new"));
+  metrics.endpointsListed("p-alpha", [
+    endpoint("p-alpha", "ep-a1", {
+      current_state: "active",
+      last_active: "2026-01-01T11:59:00Z",
+      suspend_timeout_seconds: 600,
+    }),
+  ]);
+  metrics.endpointsFailed("p-beta", new Error("timeout"));
+  metrics.discoveryFailed(new Error("401"));
+
+  const { apiEvents } = metrics;
+  const common = { route: "listOperations", method: "GET", attempt: 1, requestId: "r-1" } as const;
+  apiEvents.onResponse?.({ ...common, status: 200, durationMs: 80 });
+  apiEvents.onResponse?.({ ...common, status: 429, durationMs: 20 });
+  apiEvents.onTransportError?.({
+    ...common,
+    kind: "timeout",
+    code: "UND_ERR_HEADERS_TIMEOUT",
+    durationMs: 30_000,
+  });
+  apiEvents.onRetry?.({ ...common, reason: "http_429", delayMs: 2000, delaySource: "retry-after" });
+  apiEvents.onRateLimitPause?.({ route: "listOperations", pauseMs: 2000 });
+  apiEvents.onRateLimitWait?.({ route: "getOperation", waitedMs: 1500 });
+}
