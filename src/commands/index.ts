@@ -2,6 +2,7 @@
  * Command dispatch for the `pgcp-exporter` CLI. Each command is a module with a `run(argv)`
  * that returns an exit code, or undefined for a command that keeps running until a signal.
  */
+import { runCommand as runExporterCommand } from "./run.js";
 import { simulateCommand } from "./simulate.js";
 
 export interface Command {
@@ -10,7 +11,7 @@ export interface Command {
   run(argv: string[]): Promise<number | undefined>;
 }
 
-const COMMANDS: readonly Command[] = [simulateCommand];
+const COMMANDS: readonly Command[] = [runExporterCommand, simulateCommand];
 
 export function usage(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(14)} ${c.summary}`);

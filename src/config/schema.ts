@@ -78,6 +78,17 @@ export const configSchema = z
       .default(":9642"),
     poll: pollSchema.default(pollSchema.parse({})),
     stuck: stuckSchema.default(stuckSchema.parse({})),
+    metrics: z
+      .object({
+        /** Also export the duration histogram per project (multiplies its series). */
+        perProjectHistograms: z.boolean().default(false),
+        /** Export only these metric families (names); empty exports every family. */
+        include: z.array(z.string()).default([]),
+        /** Never export these metric families (names). */
+        exclude: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({ perProjectHistograms: false, include: [], exclude: [] }),
     log: z
       .object({
         level: z

@@ -72,6 +72,8 @@ export interface PollResult {
   readonly requests: number;
   /** A catch-up segment remains open after this poll. */
   readonly catchingUp: boolean;
+  /** This poll walked from the newest record down to the checkpoint: nothing is left behind. */
+  readonly caughtUp: boolean;
   /** This was the project's first poll (no committed state before it). */
   readonly firstStart: boolean;
 }
@@ -158,14 +160,15 @@ export async function poll(
     else nextSegment = { top: newest, resumeCursor: walked.resumeCursor };
   }
 
-  // A failed operation watched long enough for a retry is let go.
-  for (const [id, t] of tracked) {
-    if (!seen.has(id) && watchExpired(t, nowMs)) tracked.delete(id);
-  }
   // Operations followed but not read by the walk: re-read their page, or read them by id.
   requests += await follow(source, projectId, tracked, seen, visit, options, signal);
 
   for (const [id, t] of tracked) {
+    // A failed operation watched long enough for a retry is let go, after this last read.
+    if (watchExpired(t, nowMs)) {
+      tracked.delete(id);
+      continue;
+    }
     if (seen.has(id)) continue;
     const aged = age(t, nowMs, options);
     transitions.push(...aged.transitions);
@@ -188,7 +191,14 @@ export async function poll(
     totals,
     outbox,
   };
-  return { state, transitions, requests, catchingUp: nextSegment !== null, firstStart };
+  return {
+    state,
+    transitions,
+    requests,
+    catchingUp: nextSegment !== null,
+    caughtUp: segment === null && walked.complete,
+    firstStart,
+  };
 }
 
 interface WalkResult {
@@ -219,9 +229,8 @@ async function walk(
     pages += 1;
     let reached = false;
     for (const record of page.operations) {
-      const placement = place(record, floor, floorIds);
-      if (placement === "below") reached = true;
-      visit(record, cursor, placement === "above" && !reached);
+      if (place(record, floor, floorIds) !== "above") reached = true;
+      visit(record, cursor, !reached);
     }
     const next = page.pagination?.cursor;
     if (reached || page.operations.length < limit || next === undefined) {

@@ -18,7 +18,9 @@ export type Placement = "above" | "at" | "below";
 
 /**
  * "above": newer than the position (not yet walked). "at": in the position's second and
- * already seen. "below": in an earlier second: it and everything after it were walked.
+ * already seen. "below": in an earlier second. A walk stops at the first record that is not
+ * above: the log is ordered by creation, so everything after it was there when the position
+ * was committed, and was walked then.
  */
 export function place(record: Operation, position: Position, ids: ReadonlySet<string>): Placement {
   const second = secondOf(record);

@@ -1,0 +1,58 @@
+import type { Endpoint } from "../contract/index.js";
+import type { ProjectState, StateFileError } from "../store/index.js";
+import type { PollResult } from "../sync/poll.js";
+
+/**
+ * What the daemon reports as it runs. Metrics, the status page and logs subscribe to it; none
+ * of them can change what the daemon does.
+ */
+export interface DaemonObserver {
+  /** The set of watched projects changed (configured list or discovery). */
+  projectsChanged?(projectIds: readonly string[]): void;
+  /** A project's committed state was loaded at start (counters resume from it). */
+  stateLoaded?(projectId: string, state: ProjectState): void;
+  /** A poll was committed. */
+  committed?(projectId: string, result: PollResult, durationSeconds: number): void;
+  /** A poll failed (API fault); nothing was committed. */
+  pollFailed?(projectId: string, error: unknown, durationSeconds: number): void;
+  /** A poll's commit failed; nothing changed. */
+  commitFailed?(projectId: string, error: unknown): void;
+  /** A project's state file cannot be used; it is not polled until an operator acts. */
+  blocked?(projectId: string, error: StateFileError): void;
+  /** A project's endpoints were listed. */
+  endpointsListed?(projectId: string, endpoints: readonly Endpoint[]): void;
+  endpointsFailed?(projectId: string, error: unknown): void;
+  /** Discovery (`projects: all`) failed; the previous list stays. */
+  discoveryFailed?(error: unknown): void;
+}
+
+/** Calls every observer; a throwing observer is isolated so the others still hear the event. */
+export function broadcast(
+  observers: readonly DaemonObserver[],
+  onError: (e: unknown) => void,
+): Required<DaemonObserver> {
+  const call =
+    <K extends keyof DaemonObserver>(key: K) =>
+    (...args: Parameters<Required<DaemonObserver>[K]>): void => {
+      for (const o of observers) {
+        const fn = o[key] as ((...a: typeof args) => void) | undefined;
+        if (fn === undefined) continue;
+        try {
+          fn.apply(o, args);
+        } catch (error) {
+          onError(error);
+        }
+      }
+    };
+  return {
+    projectsChanged: call("projectsChanged"),
+    stateLoaded: call("stateLoaded"),
+    committed: call("committed"),
+    pollFailed: call("pollFailed"),
+    commitFailed: call("commitFailed"),
+    blocked: call("blocked"),
+    endpointsListed: call("endpointsListed"),
+    endpointsFailed: call("endpointsFailed"),
+    discoveryFailed: call("discoveryFailed"),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Helpers for sync tests: a real API client against a test simulator, a fresh state directory,
+ * poll options sized to exercise page boundaries, and the ground truth's end-state arrivals.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createApiClient, type ApiClient } from "../../src/api/index.js";
+import { isEndStatus } from "../../src/contract/index.js";
+import type { ProjectState } from "../../src/store/index.js";
+import type { PollOptions } from "../../src/sync/index.js";
+import type { TestSimulator } from "../support/simulator.js";
+
+export function clientFor(sim: TestSimulator, maxAttempts = 1): ApiClient {
+  return createApiClient({
+    apiKey: sim.apiKey,
+    baseUrl: sim.apiUrl,
+    retry: { maxAttempts, baseDelayMs: 1, maxDelayMs: 5 },
+    rateLimit: { requestsPerMinute: 6_000_000, burst: 100_000, maxConcurrency: 8 },
+  });
+}
+
+export async function stateDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), "pgcp-state-"));
+}
+
+export function pollOptions(overrides: Partial<PollOptions> = {}): PollOptions {
+  return {
+    firstPageLimit: 3,
+    pageLimit: 4,
+    maxPagesPerPoll: 3,
+    firstStartLookbackSeconds: 3600,
+    backfillSeconds: 0,
+    watchFailedSeconds: 600,
+    stuckAfterSeconds: (action) => (action === "start_compute" ? 120 : 900),
+    ...overrides,
+  };
+}
+
+/** `action status` → count, the key shape both sides are reduced to. */
+export type Arrivals = Record<string, number>;
+
+/** Every arrival at an end status after `sinceIso` (exclusive), from the simulator's truth. */
+export async function truthArrivals(
+  sim: TestSimulator,
+  projectId: string,
+  sinceIso: string,
+): Promise<Arrivals> {
+  const since = micros(sinceIso);
+  const out: Arrivals = {};
+  for (const op of await sim.sim.truth(projectId)) {
+    for (const h of op.history) {
+      if (!isEndStatus(h.status) || micros(h.at) <= since) continue;
+      const key = `${op.action} ${h.status}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/** Microseconds since the epoch of an ISO timestamp with up to six fractional digits. */
+export function micros(iso: string): number {
+  const match = /^(.*?)(?:\.(\d{1,6}))?Z$/.exec(iso);
+  if (match === null) throw new Error(`not a UTC timestamp: ${iso}`);
+  const whole = Date.parse(`${match[1] ?? ""}Z`);
+  return whole * 1000 + Number((match[2] ?? "").padEnd(6, "0"));
+}
+
+/** The committed arrival counts of a state. */
+export function committedArrivals(state: ProjectState | undefined): Arrivals {
+  const out: Arrivals = {};
+  for (const a of state?.totals.arrivals ?? []) {
+    if (a.count > 0) out[`${a.action} ${a.status}`] = a.count;
+  }
+  return out;
+}
