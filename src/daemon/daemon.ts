@@ -162,8 +162,15 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       const sync = new ProjectSync(id, store, client, pollOptions);
       syncs.set(id, sync);
       const status = await sync.load();
-      if (status.kind === "ready" && status.state !== undefined)
+      if (status.kind === "ready" && status.state !== undefined) {
         notify.stateLoaded(id, status.state);
+        if (status.bucketsReset === true) {
+          log.warn(
+            { project: id },
+            "state file was written with other duration buckets; the histogram's buckets restart from zero (counts and sums are kept)",
+          );
+        }
+      }
       if (status.kind === "blocked") {
         notify.blocked(id, status.error);
         log.error(

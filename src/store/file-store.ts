@@ -32,9 +32,9 @@ export class FileStateStore implements StateStore {
 
   /** Creates the directory if needed and checks that it can be written to. */
   async open(): Promise<void> {
-    await mkdir(this.directory, { recursive: true });
     const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
     try {
+      await mkdir(this.directory, { recursive: true });
       const handle = await open(probe, "w");
       await handle.close();
     } catch (cause) {
@@ -44,7 +44,7 @@ export class FileStateStore implements StateStore {
         `state directory is not writable: ${describe(cause)}`,
       );
     } finally {
-      await rm(probe, { force: true });
+      await rm(probe, { force: true }).catch(() => undefined);
     }
   }
 

@@ -4,12 +4,18 @@
  * failed commit leaves the committed state as it was; the next poll starts from it again.
  */
 import { StateFileError, type ProjectState, type StateStore } from "../store/index.js";
+import { restoreTotals } from "./totals.js";
 import { poll, type OperationsSource, type PollOptions, type PollResult } from "./poll.js";
 
 /** Where a project stands. `blocked` waits for an operator (its state file is unusable). */
 export type ProjectStatus =
   | { readonly kind: "unloaded" }
-  | { readonly kind: "ready"; readonly state: ProjectState | undefined }
+  | {
+      readonly kind: "ready";
+      readonly state: ProjectState | undefined;
+      /** The state file's histogram buckets differ from this build's and restart from zero. */
+      readonly bucketsReset?: boolean;
+    }
   | { readonly kind: "blocked"; readonly error: StateFileError };
 
 export type StepOutcome =
@@ -52,7 +58,13 @@ export class ProjectSync {
   async load(): Promise<ProjectStatus> {
     if (this.current.kind === "ready") return this.current;
     try {
-      this.current = { kind: "ready", state: await this.store.load(this.projectId) };
+      const loaded = await this.store.load(this.projectId);
+      if (loaded === undefined) {
+        this.current = { kind: "ready", state: undefined };
+      } else {
+        const { totals, bucketsReset } = restoreTotals(loaded.totals);
+        this.current = { kind: "ready", state: { ...loaded, totals }, bucketsReset };
+      }
     } catch (error) {
       if (!(error instanceof StateFileError)) throw error;
       this.current = { kind: "blocked", error };

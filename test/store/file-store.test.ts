@@ -1,0 +1,134 @@
+import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  FileStateStore,
+  STATE_FORMAT,
+  STATE_VERSION,
+  StateFileError,
+  type ProjectState,
+} from "../../src/store/index.js";
+import { ProjectSync, emptyTotals } from "../../src/sync/index.js";
+
+function state(projectId: string, sequence = 1): ProjectState {
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    projectId,
+    sequence,
+    committedAtMs: 1_700_000_000_000,
+    watermark: { second: 1_700_000_000, ids: ["a"] },
+    segment: null,
+    tracked: [],
+    totals: emptyTotals(),
+    outbox: [],
+  };
+}
+
+async function freshStore(): Promise<FileStateStore> {
+  const store = new FileStateStore(await mkdtemp(path.join(tmpdir(), "pgcp-store-")));
+  await store.open();
+  return store;
+}
+
+async function problemOf(promise: Promise<unknown>): Promise<StateFileError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StateFileError);
+  return error as StateFileError;
+}
+
+describe("file state store", () => {
+  it("returns undefined for a project never committed, and the last commit after it", async () => {
+    const store = await freshStore();
+    expect(await store.load("p-1")).toBeUndefined();
+    await store.commit(state("p-1", 1));
+    await store.commit(state("p-1", 2));
+    expect((await store.load("p-1"))?.sequence).toBe(2);
+    expect(await store.projects()).toEqual(["p-1"]);
+    // Only the state file remains: no temporary file is left behind.
+    expect(await readdir(store.directory)).toEqual(["p-1.state.json"]);
+  });
+
+  it("names the file and never overwrites a corrupt, foreign or newer state file", async () => {
+    const store = await freshStore();
+    const file = store.fileFor("p-2");
+    const cases: [string, StateFileError["problem"], RegExp][] = [
+      ["{not json", "corrupt", /not valid JSON/],
+      [JSON.stringify({ hello: "world" }), "foreign", /not a pgcp-exporter\/project-state/],
+      [JSON.stringify({ ...state("p-2"), version: 99 }), "version", /version 99/],
+      [JSON.stringify(state("other-project")), "foreign", /belongs to project "other-project"/],
+      [
+        JSON.stringify({ ...state("p-2"), watermark: { second: "x" } }),
+        "corrupt",
+        /watermark\.second/,
+      ],
+    ];
+    for (const [content, problem, message] of cases) {
+      await writeFile(file, content);
+      const error = await problemOf(store.load("p-2"));
+      expect(error.problem).toBe(problem);
+      expect(error.message).toMatch(message);
+      expect(error.message).toContain(file);
+      // The engine reports the project as blocked and does not touch the file.
+      const sync = new ProjectSync("p-2", store, unreachableSource, syncOptions);
+      expect((await sync.step(Date.now())).kind).toBe("blocked");
+      expect(await readFile(file, "utf8")).toBe(content);
+    }
+  });
+
+  it("reports a directory it cannot create or write to", async () => {
+    const base = await mkdtemp(path.join(tmpdir(), "pgcp-store-"));
+    await writeFile(path.join(base, "file"), "");
+    const store = new FileStateStore(path.join(base, "file", "state"));
+    const error = await problemOf(store.open());
+    expect(error.problem).toBe("unwritable");
+    await expect(store.commit(state("p-3"))).rejects.toBeInstanceOf(StateFileError);
+  });
+
+  it("restarts histogram buckets counted with other bounds, keeping counts and sums", async () => {
+    const store = await freshStore();
+    const old = state("p-4");
+    old.totals = {
+      ...old.totals,
+      durationBuckets: [1, 10],
+      arrivals: [
+        {
+          action: "start_compute",
+          status: "finished",
+          count: 3,
+          durationSum: 6,
+          buckets: [1, 2, 0],
+        },
+      ],
+    };
+    await store.commit(old);
+    const sync = new ProjectSync("p-4", store, unreachableSource, syncOptions);
+    const status = await sync.load();
+    expect(status.kind === "ready" && status.bucketsReset).toBe(true);
+    const arrivals = sync.state?.totals.arrivals[0];
+    expect(arrivals?.count).toBe(3);
+    expect(arrivals?.durationSum).toBe(6);
+    expect(arrivals?.buckets.every((b) => b === 0)).toBe(true);
+    expect(sync.state?.totals.durationBuckets).toEqual(emptyTotals().durationBuckets);
+  });
+});
+
+/** A source that must not be reached: these tests never get as far as polling. */
+const unreachableSource = {
+  listOperations: () => Promise.reject(new Error("not reached")),
+  getOperation: () => Promise.reject(new Error("not reached")),
+};
+
+const syncOptions = {
+  firstPageLimit: 10,
+  pageLimit: 10,
+  maxPagesPerPoll: 1,
+  firstStartLookbackSeconds: 60,
+  backfillSeconds: 0,
+  watchFailedSeconds: 60,
+  stuckAfterSeconds: () => 60,
+};
