@@ -62,7 +62,9 @@ export const operationProjections = {
 
   *pgcp_operations_stuck({ projects }) {
     for (const { projectId, state } of committed(projects)) {
-      const stuck = state.tracked.filter((t) => t.stuck);
+      // Only open ones: an operation found stuck that then failed keeps its flag (its alert)
+      // while it is watched for a retry, but it is no longer open, so no longer stuck.
+      const stuck = state.tracked.filter((t) => t.stuck && t.status !== "failed");
       yield* tally(stuck.map((t) => ({ project: projectId, action: t.action })));
     }
   },

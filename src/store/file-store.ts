@@ -149,8 +149,14 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
+/**
+ * The file does not exist. ENOTDIR counts too: a path through a regular file (a state directory
+ * that could not be created) holds no state file, so there is nothing to block the project on;
+ * its commits fail and are reported instead.
+ */
 function isNotFound(cause: unknown): boolean {
-  return (cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
 }
 
 function describe(cause: unknown): string {
