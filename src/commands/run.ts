@@ -4,7 +4,13 @@
  * flight is abandoned without a commit), closes the server and exits 0.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, type Config, type RawConfig } from "../config/index.js";
+import {
+  ConfigError,
+  loadConfig,
+  resolveSinks,
+  type Config,
+  type RawConfig,
+} from "../config/index.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
@@ -74,9 +80,11 @@ export interface RunningExporter {
 /** Starts the exporter for a validated configuration (also used by the demo and tests). */
 export async function startExporter(
   config: Config,
-  opts: { logger?: Logger } = {},
+  opts: { logger?: Logger; env?: NodeJS.ProcessEnv } = {},
 ): Promise<RunningExporter> {
   const logger = opts.logger ?? createLogger(config.log.level);
+  // Throws a ConfigError naming a missing variable (never a secret's value).
+  const sinks = resolveSinks(config, opts.env ?? process.env);
   // The metrics render before the daemon exists (their first rendering is built at once).
   const started: { daemon?: Daemon } = {};
   const metrics = createExporterMetrics({
@@ -95,9 +103,15 @@ export async function startExporter(
     logger,
     observers: [metrics, ready.observer],
     apiEvents: metrics.apiEvents,
+    sinks,
+    notifierObserver: metrics.notifierObserver,
   });
   started.daemon = running;
   await running.start();
+  // The first rendering was built before the committed state was loaded: rebuild it before the
+  // first scrape can arrive, so that a restart never serves a /metrics without the persisted
+  // counters (the change itself would only show after the rendering's gather delay).
+  await metrics.refresh();
   const server = await startServer({
     listen: config.listen,
     metrics,
@@ -145,6 +159,10 @@ export const runCommand: Command = {
     try {
       exporter = await startExporter(config, { logger });
     } catch (error) {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`pgcp-exporter: ${error.message}\n`);
+        return 2;
+      }
       logger.fatal(errorFields(error), "exporter could not start");
       return 1;
     }

@@ -5,3 +5,4 @@
 export * from "./schema.js";
 export * from "./duration.js";
 export * from "./load.js";
+export * from "./sinks.js";

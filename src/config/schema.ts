@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
+import { ALERT_KINDS } from "../alerts/alert.js";
 import { durationSchema } from "./duration.js";
 
 /** The real API's base address. */
@@ -60,6 +61,70 @@ const stuckSchema = z
 
 const projectIdSchema = z.string().regex(RESOURCE_ID_PATTERN, "not a project id");
 
+const routeRuleSchema = z
+  .object({
+    projects: z.array(z.string()).min(1).optional(),
+    actions: z.array(z.string()).min(1).optional(),
+    statuses: z.array(z.string()).min(1).optional(),
+    kinds: z.array(z.enum(ALERT_KINDS)).min(1).optional(),
+  })
+  .strict();
+
+/** The environment variables a sink's secrets come from, by default. */
+export const SINK_ENVIRONMENT = {
+  slack: { url: "PGCP_SLACK_WEBHOOK_URL" },
+  webhook: { url: "PGCP_WEBHOOK_URL", secret: "PGCP_WEBHOOK_SECRET" },
+} as const;
+
+const sinkSchema = z
+  .object({
+    /** Names the sink in routing, metrics and logs. */
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, - or _"),
+    kind: z.enum(["slack", "webhook"]),
+    /** Environment variable holding the URL (secret: never written in the file). */
+    urlEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
+      .optional(),
+    /** Webhook only: environment variable holding the HMAC signing secret. */
+    secretEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
+      .optional(),
+    /** Webhook only: extra request headers. */
+    headers: z.record(z.string(), z.string()).default({}),
+    /** Alerts matching any of these are not sent (checked first). */
+    drop: z.array(routeRuleSchema).default([]),
+    /** When given, only alerts matching one of these are sent. */
+    match: z.array(routeRuleSchema).default([]),
+    /** Alerts of one project raised within this window travel in one message. */
+    groupWindow: durationSchema.default(5),
+    /** Alerts not delivered within this age are dead-lettered. */
+    maxAge: positiveDuration.default(86_400),
+    timeout: positiveDuration.default(10),
+    /** Most alerts in one message (default: 50 for Slack, 100 for webhooks). */
+    maxBatch: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+export type SinkConfig = z.infer<typeof sinkSchema>;
+
+const alertsSchema = z
+  .object({
+    /** Count a cancelled operation as failed (raise operation_failed). */
+    cancelledIsFailure: z.boolean().default(false),
+    /** Raise operation_retrying when failures_count grows. */
+    retrying: z.boolean().default(false),
+    /** Raise operation_recovered when a failed or stuck operation finishes. */
+    recovered: z.boolean().default(true),
+    /** Link in each alert: {project_id}, {operation_id}, {branch_id}, {endpoint_id}. */
+    link: z.string().optional(),
+    /** Most alerts one project's outbox holds; newer ones are dropped and counted. */
+    outboxLimit: z.number().int().min(1).default(10_000),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     api: apiSchema,
@@ -78,6 +143,15 @@ export const configSchema = z
       .default(":9642"),
     poll: pollSchema.default(pollSchema.parse({})),
     stuck: stuckSchema.default(stuckSchema.parse({})),
+    alerts: alertsSchema.default(alertsSchema.parse({})),
+    /** Where alerts go. Empty: a Slack and/or webhook sink from PGCP_SLACK_WEBHOOK_URL / PGCP_WEBHOOK_URL. */
+    sinks: z
+      .array(sinkSchema)
+      .default([])
+      .refine(
+        (sinks) => new Set(sinks.map((s) => s.name)).size === sinks.length,
+        "sink names must be unique",
+      ),
     metrics: z
       .object({
         /** Also export the duration histogram per project (multiplies its series). */

@@ -3,7 +3,8 @@
  * `ProjectSync` per project, the scheduler and the observers, and shuts them down in order.
  */
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
-import type { Config } from "../config/index.js";
+import { Notifier, alertHook, createSinks, type NotifierObserver } from "../alerts/index.js";
+import type { Config, ResolvedSink } from "../config/index.js";
 import { FileStateStore, type StateStore } from "../store/index.js";
 import { Scheduler } from "../scheduler/index.js";
 import { ProjectSync, type PollOptions } from "../sync/index.js";
@@ -17,6 +18,10 @@ export interface DaemonDependencies {
   /** Hooks into the API client (request metrics). */
   readonly apiEvents?: ApiClientEvents;
   readonly store?: StateStore;
+  /** The alert sinks with their secrets (see `resolveSinks`); none means no alerts. */
+  readonly sinks?: readonly ResolvedSink[];
+  /** Hears the notifier (delivery metrics). */
+  readonly notifierObserver?: NotifierObserver;
   readonly now?: () => number;
 }
 
@@ -24,6 +29,8 @@ export interface Daemon {
   readonly client: ApiClient;
   readonly scheduler: Scheduler;
   readonly store: StateStore;
+  /** Delivers the outboxes' alerts; undefined when no sink is configured. */
+  readonly notifier: Notifier | undefined;
   /** The projects watched now. */
   projects(): string[];
   /** The sync of one project (for the status page and tests). */
@@ -36,9 +43,11 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export function pollOptionsFrom(config: Config): PollOptions {
+export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] = []): PollOptions {
   const { poll, stuck } = config;
+  const alertsFor = alertHook(config, sinks);
   return {
+    ...(alertsFor === undefined ? {} : { alertsFor }),
     firstPageLimit: poll.firstPageLimit,
     pageLimit: poll.pageLimit,
     maxPagesPerPoll: poll.maxPagesPerPoll,
@@ -68,8 +77,19 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     ...(deps.apiEvents === undefined ? {} : { events: deps.apiEvents }),
   });
   const store = deps.store ?? new FileStateStore(config.state.dir);
-  const pollOptions = pollOptionsFrom(config);
+  const pollOptions = pollOptionsFrom(config, deps.sinks);
   const syncs = new Map<string, ProjectSync>();
+  const sinks = createSinks(deps.sinks ?? []);
+  const notifier =
+    sinks.length === 0
+      ? undefined
+      : new Notifier({
+          sinks,
+          projects: () => syncs.values(),
+          logger: log,
+          now,
+          ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
+        });
 
   const pollProject = async (projectId: string, signal: AbortSignal) => {
     const sync = syncs.get(projectId);
@@ -81,6 +101,18 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       case "committed": {
         const { result } = outcome;
         notify.committed(projectId, result, seconds);
+        if (outcome.dropped.length > 0) {
+          notify.alertsDropped(projectId, outcome.dropped.length);
+          log.error(
+            {
+              project: projectId,
+              dropped: outcome.dropped.length,
+              limit: config.alerts.outboxLimit,
+            },
+            "the alert outbox is full; new alerts were dropped",
+          );
+        }
+        if (result.alerts.length > 0) notifier?.tick();
         for (const t of result.transitions) {
           if (t.kind === "new" || t.kind === "status_changed") continue;
           log.info(
@@ -159,7 +191,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     for (const id of syncs.keys()) if (!wanted.has(id)) syncs.delete(id);
     for (const id of ids) {
       if (syncs.has(id)) continue;
-      const sync = new ProjectSync(id, store, client, pollOptions);
+      const sync = new ProjectSync(id, store, client, pollOptions, config.alerts.outboxLimit);
       syncs.set(id, sync);
       const status = await sync.load();
       if (status.kind === "ready" && status.state !== undefined) {
@@ -210,6 +242,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     client,
     scheduler,
     store,
+    notifier,
     projects: () => [...syncs.keys()],
     project: (id) => syncs.get(id),
     async pollAll() {
@@ -229,11 +262,16 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       if (config.projects === "all") scheduleDiscovery(await discover());
       else await setProjects(config.projects);
       scheduler.start();
-      log.info({ projects: syncs.size, api: config.api.url }, "exporter started");
+      notifier?.start();
+      log.info(
+        { projects: syncs.size, api: config.api.url, sinks: sinks.map((s) => s.sink.name) },
+        "exporter started",
+      );
     },
     async stop() {
       if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
       await scheduler.stop();
+      await notifier?.stop();
       await store.close();
       await client.close();
     },

@@ -24,6 +24,8 @@ export interface DaemonObserver {
   endpointsFailed?(projectId: string, error: unknown): void;
   /** Discovery (`projects: all`) failed; the previous list stays. */
   discoveryFailed?(error: unknown): void;
+  /** New alerts found the project's outbox full and were dropped. */
+  alertsDropped?(projectId: string, count: number): void;
 }
 
 /** Calls every observer; a throwing observer is isolated so the others still hear the event. */
@@ -54,5 +56,6 @@ export function broadcast(
     endpointsListed: call("endpointsListed"),
     endpointsFailed: call("endpointsFailed"),
     discoveryFailed: call("discoveryFailed"),
+    alertsDropped: call("alertsDropped"),
   };
 }

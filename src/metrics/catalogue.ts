@@ -24,7 +24,7 @@ export type MetricSource =
   | "runtime";
 
 /** The sections of the reference. */
-export type MetricGroup = "operations" | "endpoints" | "projects" | "exporter" | "api";
+export type MetricGroup = "operations" | "endpoints" | "projects" | "exporter" | "api" | "alerts";
 
 export interface MetricSpec {
   readonly name: string;
@@ -43,6 +43,9 @@ export interface MetricSpec {
 }
 
 const POLL_DURATION_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const DELIVERY_LATENCY_BUCKETS: readonly number[] = [
+  1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 21_600, 86_400,
+];
 const REQUEST_DURATION_BUCKETS: readonly number[] = [
   0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
@@ -385,6 +388,80 @@ export const CATALOGUE = [
     unit: "",
     group: "api",
     source: "runtime",
+  },
+  // Alerts: the outbox is committed state; deliveries are counted as they happen.
+  {
+    name: "pgcp_alerts_pending",
+    type: "gauge",
+    labels: ["sink"],
+    help: "Alerts in the durable outbox that the sink has not acknowledged yet.",
+    unit: "",
+    group: "alerts",
+    source: "state",
+  },
+  {
+    name: "pgcp_alerts_oldest_pending_timestamp_seconds",
+    type: "gauge",
+    labels: ["sink"],
+    help: "When the oldest alert still pending for the sink was raised (its age is time() minus this).",
+    unit: "seconds",
+    group: "alerts",
+    source: "state",
+  },
+  {
+    name: "pgcp_alerts_dead_letters",
+    type: "gauge",
+    labels: ["sink"],
+    help: "Dead-lettered alerts kept in the committed state (the most recent per project).",
+    unit: "",
+    group: "alerts",
+    source: "state",
+  },
+  {
+    name: "pgcp_alerts_delivered_total",
+    type: "counter",
+    labels: ["sink"],
+    help: "Alerts a sink acknowledged with a 2xx.",
+    unit: "",
+    group: "alerts",
+    source: "events",
+  },
+  {
+    name: "pgcp_alert_delivery_failures_total",
+    type: "counter",
+    labels: ["sink", "reason"],
+    help: "Failed delivery attempts, by reason (client_error, server_error, rate_limited, timeout, network); each attempt carries one message.",
+    unit: "",
+    group: "alerts",
+    source: "events",
+  },
+  {
+    name: "pgcp_alerts_dead_lettered_total",
+    type: "counter",
+    labels: ["sink", "reason"],
+    help: "Alerts given up on: refused for good by the sink, or older than its maximum age (reason max_age).",
+    unit: "",
+    group: "alerts",
+    source: "events",
+  },
+  {
+    name: "pgcp_alerts_dropped_total",
+    type: "counter",
+    labels: ["project"],
+    help: "New alerts dropped because the project's outbox was full (alerts.outboxLimit).",
+    unit: "",
+    group: "alerts",
+    source: "events",
+  },
+  {
+    name: "pgcp_alert_delivery_latency_seconds",
+    type: "histogram",
+    labels: ["sink"],
+    help: "Time from the detection of a transition to the sink's 2xx for its alert.",
+    unit: "seconds",
+    group: "alerts",
+    source: "events",
+    buckets: DELIVERY_LATENCY_BUCKETS,
   },
 ] as const satisfies readonly MetricSpec[];
 

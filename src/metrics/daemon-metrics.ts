@@ -17,6 +17,7 @@ export function daemonObserver(
   const commits = families.counter("pgcp_state_commits_total");
   const listings = families.counter("pgcp_endpoint_listings_total");
   const discoveryFailures = families.counter("pgcp_discovery_failures_total");
+  const alertsDropped = families.counter("pgcp_alerts_dropped_total");
   return {
     projectsChanged(projectIds) {
       views.watch(projectIds);
@@ -57,6 +58,10 @@ export function daemonObserver(
     },
     discoveryFailed() {
       discoveryFailures?.inc();
+      changed();
+    },
+    alertsDropped(projectId, count) {
+      alertsDropped?.inc({ project: projectId }, count);
       changed();
     },
   };

@@ -6,7 +6,9 @@ import { Registry } from "prom-client";
 import type { ApiClientEvents } from "../api/index.js";
 import type { DaemonObserver } from "../daemon/observer.js";
 import type { Exposition } from "../server/http-server.js";
+import type { NotifierObserver } from "../alerts/notifier.js";
 import { apiEventCounters } from "./api-metrics.js";
+import { notifierCounters } from "./notifier-metrics.js";
 import { CATALOGUE } from "./catalogue.js";
 import { daemonObserver } from "./daemon-metrics.js";
 import { CachedExposition, DEFAULT_TIMING, type ExpositionTiming } from "./exposition.js";
@@ -35,6 +37,8 @@ export interface ExporterMetricsOptions extends SelectionOptions {
 export interface ExporterMetrics extends Required<DaemonObserver>, Exposition {
   /** Hooks for the API client's `events` option. */
   readonly apiEvents: ApiClientEvents;
+  /** The notifier's reports (alert deliveries). */
+  readonly notifierObserver: Required<NotifierObserver>;
   /** Rebuilds the rendering now; resolves once `current()` returns it. */
   refresh(): Promise<void>;
   /**
@@ -75,6 +79,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
   return {
     ...daemonObserver(views, families, changed),
     apiEvents: apiEventCounters(families, changed),
+    notifierObserver: notifierCounters(families, changed),
     current: () => exposition.current(),
     refresh: () => exposition.refresh(),
     close: () => {

@@ -1,4 +1,5 @@
 /** Every projected family of the catalogue, by name (a missing one does not compile). */
+import { alertProjections } from "./alert-series.js";
 import { endpointProjections } from "./endpoint-series.js";
 import { operationProjections } from "./operation-series.js";
 import type { Projections } from "./projection.js";
@@ -10,4 +11,5 @@ export const PROJECTIONS: Projections = {
   ...endpointProjections,
   ...projectProjections,
   ...runtimeProjections,
+  ...alertProjections,
 };

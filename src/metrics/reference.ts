@@ -30,6 +30,11 @@ const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = 
     title: "Exporter",
     intro: "Polls, commits, discovery and the scheduler's request budget.",
   },
+  alerts: {
+    title: "Alerts",
+    intro:
+      "The outbox gauges come from the committed project state; delivery counters count from the start of the process.",
+  },
   api: {
     title: "Control-plane API requests",
     intro:

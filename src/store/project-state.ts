@@ -4,6 +4,7 @@
  * outbox. One document is committed whole, so these always agree with each other (invariant 2).
  */
 import { z } from "zod";
+import { alertSchema } from "../alerts/alert.js";
 
 /** Format name and version written into every state document. */
 export const STATE_FORMAT = "pgcp-exporter/project-state";
@@ -45,6 +46,7 @@ export const trackedOperationSchema = z.object({
   durationMs: z.number(),
   error: optionalString,
   stuck: z.boolean(),
+  stuckStatus: optionalString,
   failed: z.boolean(),
   watchUntilMs: z.number().optional(),
   /** The list cursor of the page the operation was last read on (absent: the first page). */
@@ -74,13 +76,27 @@ export const totalsSchema = z.object({
 });
 export type Totals = z.infer<typeof totalsSchema>;
 
-/** An alert waiting in the outbox for delivery. The notifier defines `payload`. */
+/**
+ * An alert waiting in the outbox: committed with the checkpoint that passes its operation
+ * (invariant 3), and removed once every sink it was routed to has acknowledged it.
+ */
 export const outboxEntrySchema = z.object({
-  id: z.string(),
+  alert: alertSchema,
+  /** When the alert entered the outbox (epoch ms). */
   createdAtMs: z.number(),
-  payload: z.record(z.string(), z.unknown()),
+  /** Names of the sinks that have not acknowledged it yet. */
+  pending: z.array(z.string()).min(1),
 });
 export type OutboxEntry = z.infer<typeof outboxEntrySchema>;
+
+/** An alert a sink gave up on (too old, or refused for good); kept for operators to see. */
+export const deadLetterSchema = z.object({
+  alert: alertSchema,
+  sink: z.string(),
+  reason: z.string(),
+  atMs: z.number(),
+});
+export type DeadLetter = z.infer<typeof deadLetterSchema>;
 
 export const projectStateSchema = z.object({
   format: z.literal(STATE_FORMAT),
@@ -94,5 +110,7 @@ export const projectStateSchema = z.object({
   tracked: z.array(trackedOperationSchema),
   totals: totalsSchema,
   outbox: z.array(outboxEntrySchema),
+  /** The most recent dead letters (bounded). */
+  deadLetters: z.array(deadLetterSchema),
 });
 export type ProjectState = z.infer<typeof projectStateSchema>;

@@ -62,11 +62,18 @@ export interface PollOptions extends TrackerOptions {
 export interface AlertContext {
   /** The first poll of a project with `backfill`: history is being counted, not happening now. */
   readonly backfill: boolean;
+  /** When the poll found the transitions (epoch ms). */
+  readonly nowMs: number;
 }
 
 export interface PollResult {
-  /** The state to commit. */
+  /**
+   * The state to commit. Its outbox is the one the poll started from: the committer adds
+   * `alerts` to the latest outbox (which deliveries may have changed meanwhile).
+   */
   readonly state: ProjectState;
+  /** New alerts for the outbox, raised by this poll's transitions. */
+  readonly alerts: readonly OutboxEntry[];
   readonly transitions: readonly Transition[];
   /** Requests made (pages and single reads). */
   readonly requests: number;
@@ -176,8 +183,11 @@ export async function poll(
   }
 
   const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
-  const alerts = options.alertsFor?.(transitions, { backfill: firstStart && !baselineOnly }) ?? [];
-  const outbox = mergeOutbox(previous?.outbox ?? [], alerts);
+  const alerts =
+    options.alertsFor?.(transitions, {
+      backfill: firstStart && !baselineOnly,
+      nowMs,
+    }) ?? [];
 
   const state: ProjectState = {
     format: STATE_FORMAT,
@@ -189,10 +199,12 @@ export async function poll(
     segment: nextSegment,
     tracked: [...tracked.values()].map(toStored),
     totals,
-    outbox,
+    outbox: previous?.outbox ?? [],
+    deadLetters: previous?.deadLetters ?? [],
   };
   return {
     state,
+    alerts,
     transitions,
     requests,
     catchingUp: nextSegment !== null,
@@ -290,15 +302,6 @@ function isNotFound(error: unknown): boolean {
   return (error as { status?: unknown } | null)?.status === 404;
 }
 
-function mergeOutbox(
-  outbox: readonly OutboxEntry[],
-  alerts: readonly OutboxEntry[],
-): OutboxEntry[] {
-  if (alerts.length === 0) return [...outbox];
-  const ids = new Set(outbox.map((e) => e.id));
-  return [...outbox, ...alerts.filter((a) => !ids.has(a.id))];
-}
-
 function fromStored(t: ProjectState["tracked"][number]): Followed {
   return {
     ...t,
@@ -327,6 +330,7 @@ function toStored(t: Followed): ProjectState["tracked"][number] {
   if (t.endpointId !== undefined) stored.endpointId = t.endpointId;
   if (t.error !== undefined) stored.error = t.error;
   if (t.watchUntilMs !== undefined) stored.watchUntilMs = t.watchUntilMs;
+  if (t.stuckStatus !== undefined) stored.stuckStatus = t.stuckStatus;
   if (t.cursor !== undefined) stored.cursor = t.cursor;
   return stored;
 }

@@ -2,8 +2,19 @@
  * One project's sync loop step: load its committed state (once), poll, commit the result in
  * one atomic step, and only then make it the project's current state. A failed request or a
  * failed commit leaves the committed state as it was; the next poll starts from it again.
+ *
+ * A project's state has two writers: polls, and the notifier acknowledging deliveries from the
+ * outbox. Their commits are serialised here, and each builds on the latest committed state, so
+ * a poll never undoes an acknowledgement that happened while it was walking.
  */
-import { StateFileError, type ProjectState, type StateStore } from "../store/index.js";
+import { addToOutbox } from "../alerts/outbox.js";
+import {
+  StateFileError,
+  type DeadLetter,
+  type OutboxEntry,
+  type ProjectState,
+  type StateStore,
+} from "../store/index.js";
 import { restoreTotals } from "./totals.js";
 import { poll, type OperationsSource, type PollOptions, type PollResult } from "./poll.js";
 
@@ -19,19 +30,33 @@ export type ProjectStatus =
   | { readonly kind: "blocked"; readonly error: StateFileError };
 
 export type StepOutcome =
-  | { readonly kind: "committed"; readonly result: PollResult }
+  | {
+      readonly kind: "committed";
+      readonly result: PollResult;
+      /** New alerts the full outbox had no room for. */
+      readonly dropped: readonly OutboxEntry[];
+    }
   | { readonly kind: "blocked"; readonly error: StateFileError }
   | { readonly kind: "poll_failed"; readonly error: unknown }
   | { readonly kind: "commit_failed"; readonly error: unknown; readonly result: PollResult };
 
+/** What an outbox update leaves behind. */
+export interface OutboxChange {
+  readonly outbox: OutboxEntry[];
+  readonly deadLetters: DeadLetter[];
+}
+
 export class ProjectSync {
   private current: ProjectStatus = { kind: "unloaded" };
+  /** The tail of the queue of commits; each waits for the one before. */
+  private commits: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly projectId: string,
     private readonly store: StateStore,
     private readonly source: OperationsSource,
     private readonly options: PollOptions,
+    private readonly outboxLimit?: number,
   ) {}
 
   get status(): ProjectStatus {
@@ -85,12 +110,56 @@ export class ProjectSync {
     }
     // An abort after the walk must not commit: shutdown abandons the poll whole.
     if (signal?.aborted === true) return { kind: "poll_failed", error: signal.reason };
-    try {
-      await this.store.commit(result.state);
-    } catch (error) {
-      return { kind: "commit_failed", error, result };
-    }
-    this.current = { kind: "ready", state: result.state };
-    return { kind: "committed", result };
+    return this.serially(async (): Promise<StepOutcome> => {
+      const latest = this.state;
+      const { outbox, dropped } = addToOutbox(
+        latest?.outbox ?? [],
+        result.alerts,
+        this.outboxLimit,
+      );
+      const state: ProjectState = {
+        ...result.state,
+        sequence: (latest?.sequence ?? 0) + 1,
+        outbox,
+        deadLetters: latest?.deadLetters ?? [],
+      };
+      try {
+        await this.store.commit(state);
+      } catch (error) {
+        return { kind: "commit_failed", error, result };
+      }
+      this.current = { kind: "ready", state };
+      return { kind: "committed", result: { ...result, state }, dropped };
+    });
+  }
+
+  /**
+   * Changes the outbox and dead letters of the committed state (deliveries acknowledged, alerts
+   * given up on) in one commit. Resolves false when there is no committed state to change.
+   * Rejects when the commit fails; the committed state is then unchanged.
+   */
+  async updateOutbox(
+    nowMs: number,
+    change: (state: ProjectState) => OutboxChange,
+  ): Promise<boolean> {
+    return this.serially(async () => {
+      const latest = this.state;
+      if (latest === undefined) return false;
+      const next: ProjectState = {
+        ...latest,
+        ...change(latest),
+        sequence: latest.sequence + 1,
+        committedAtMs: nowMs,
+      };
+      await this.store.commit(next);
+      this.current = { kind: "ready", state: next };
+      return true;
+    });
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.commits.then(work, work);
+    this.commits = run.catch(() => undefined);
+    return run;
   }
 }

@@ -10,6 +10,8 @@ import type { OperationSnapshot, Transition } from "./transitions.js";
 export interface TrackedOperation extends OperationSnapshot {
   /** An open-too-long alert was raised for it. */
   readonly stuck: boolean;
+  /** The status it was in when it was found stuck (names that alert). */
+  readonly stuckStatus?: string | undefined;
   /** It has failed at least once (a later finish is a recovery). */
   readonly failed: boolean;
   /** For a `failed` operation: stop watching for a retry after this time (epoch ms). */
@@ -118,18 +120,35 @@ export function observe(
   if (newFinal) transitions.push(ended(op, op.status as EndStatus, 1, op.durationMs));
 
   const failed = (previous?.failed ?? false) || failedArrivals > 0 || newError;
-  if (op.status === "finished" && previous !== undefined && (previous.failed || previous.stuck)) {
-    transitions.push({ kind: "recovered", op, after: previous.failed ? "failed" : "stuck" });
-  } else if (op.status === "finished" && previous === undefined && failedArrivals > 0) {
-    transitions.push({ kind: "recovered", op, after: "failed" });
+  // A finish after failures resolves the last failure (raised with the final failures count);
+  // a finish after being stuck, the stuck alert.
+  if (op.status === "finished" && (previous?.failed === true || failedArrivals > 0)) {
+    transitions.push({
+      kind: "recovered",
+      op,
+      after: "failed",
+      resolves: { status: "failed", failuresCount: op.failuresCount },
+    });
+  } else if (op.status === "finished" && previous?.stuck === true) {
+    transitions.push({
+      kind: "recovered",
+      op,
+      after: "stuck",
+      resolves: {
+        status: previous.stuckStatus ?? previous.status,
+        failuresCount: previous.failuresCount,
+      },
+    });
   }
 
   if (FINAL_STATUSES.has(op.status)) return { next: undefined, transitions };
 
   let stuck = previous?.stuck ?? false;
+  let stuckStatus = previous?.stuckStatus;
   const openMs = nowMs - op.createdAtMs;
   if (!stuck && !isEndStatus(op.status) && openMs > options.stuckAfterSeconds(op.action) * 1000) {
     stuck = true;
+    stuckStatus = op.status;
     transitions.push({ kind: "stuck", op, openSeconds: Math.floor(openMs / 1000) });
   }
 
@@ -139,7 +158,7 @@ export function observe(
         ? nowMs + options.watchFailedSeconds * 1000
         : previous?.watchUntilMs
       : undefined;
-  return { next: { ...op, stuck, failed, watchUntilMs }, transitions };
+  return { next: { ...op, stuck, stuckStatus, failed, watchUntilMs }, transitions };
 }
 
 /**
@@ -157,7 +176,7 @@ export function age(
     return { next: tracked, transitions: [] };
   }
   return {
-    next: { ...tracked, stuck: true },
+    next: { ...tracked, stuck: true, stuckStatus: tracked.status },
     transitions: [{ kind: "stuck", op: tracked, openSeconds: Math.floor(openMs / 1000) }],
   };
 }

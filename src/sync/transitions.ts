@@ -50,6 +50,8 @@ export type Transition =
       readonly kind: "recovered";
       readonly op: OperationSnapshot;
       readonly after: "failed" | "stuck";
+      /** The status and failures count of the failure (or stuck state) it recovers from. */
+      readonly resolves: { readonly status: string; readonly failuresCount: number };
     };
 
 export type TransitionKind = Transition["kind"];

@@ -23,6 +23,7 @@ function state(projectId: string, sequence = 1): ProjectState {
     tracked: [],
     totals: emptyTotals(),
     outbox: [],
+    deadLetters: [],
   };
 }
 

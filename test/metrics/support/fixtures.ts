@@ -3,6 +3,7 @@
  * schemas (each builder parses what it returns), and helpers that read one family out of a
  * rendering as sorted, whitespace-normalised lines.
  */
+import type { Alert } from "../../../src/alerts/alert.js";
 import { endpointSchema, type Endpoint } from "../../../src/contract/index.js";
 import {
   STATE_FORMAT,
@@ -63,6 +64,8 @@ export function projectState(
     watermarkSecond?: number;
     catchingUp?: boolean;
     committedAtMs?: number;
+    outbox?: ProjectState["outbox"];
+    deadLetters?: ProjectState["deadLetters"];
   } = {},
 ): ProjectState {
   const watermark = { second: parts.watermarkSecond ?? T0_S - 30, ids: [] };
@@ -83,8 +86,28 @@ export function projectState(
       endpointStarts: parts.endpointStarts ?? {},
       endpointSuspends: parts.endpointSuspends ?? {},
     },
-    outbox: [],
+    outbox: parts.outbox ?? [],
+    deadLetters: parts.deadLetters ?? [],
   });
+}
+
+/** An alert as the outbox holds it. */
+export function alert(projectId: string, id: string, fields: Partial<Alert> = {}): Alert {
+  return {
+    id,
+    kind: "operation_failed",
+    projectId,
+    operationId: `op-${id}`,
+    action: "apply_config",
+    status: "failed",
+    failuresCount: 1,
+    error: "config did not apply",
+    createdAt: "2026-01-01T11:00:00.000Z",
+    updatedAt: "2026-01-01T11:00:05.000Z",
+    durationSeconds: 5,
+    detectedAt: "2026-01-01T11:00:06.000Z",
+    ...fields,
+  };
 }
 
 export function endpoint(projectId: string, id: string, fields: Partial<Endpoint> = {}): Endpoint {
@@ -114,6 +137,7 @@ export function endpoint(projectId: string, id: string, fields: Partial<Endpoint
 export function pollResult(state: ProjectState): PollResult {
   return {
     state,
+    alerts: [],
     transitions: [],
     requests: 1,
     catchingUp: state.segment !== null,

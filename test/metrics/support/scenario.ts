@@ -5,6 +5,7 @@
 import type { ExporterMetrics } from "../../../src/metrics/index.js";
 import { StateFileError } from "../../../src/store/index.js";
 import {
+  alert,
   arrival,
   endpoint,
   pollResult,
@@ -36,6 +37,13 @@ export function feedEverything(metrics: ExporterMetrics): void {
       tracked: [
         trackedOperation("p-alpha", { action: "apply_config", status: "running", stuck: true }),
       ],
+      outbox: [
+        { alert: alert("p-alpha", "a-1"), createdAtMs: T0_MS - 60_000, pending: ["slack", "hook"] },
+        { alert: alert("p-alpha", "a-2"), createdAtMs: T0_MS - 30_000, pending: ["hook"] },
+      ],
+      deadLetters: [
+        { alert: alert("p-alpha", "a-0"), sink: "hook", reason: "max_age", atMs: T0_MS - 5000 },
+      ],
     }),
   );
   metrics.committed(
@@ -55,6 +63,11 @@ export function feedEverything(metrics: ExporterMetrics): void {
   ]);
   metrics.endpointsFailed("p-beta", new Error("timeout"));
   metrics.discoveryFailed(new Error("401"));
+  metrics.alertsDropped("p-alpha", 3);
+  const { notifierObserver } = metrics;
+  notifierObserver.delivered("slack", [alert("p-alpha", "a-9")], [4.5]);
+  notifierObserver.deliveryFailed("hook", "server_error", 2);
+  notifierObserver.deadLettered("hook", [alert("p-alpha", "a-0")], "max_age");
 
   const { apiEvents } = metrics;
   const common = { route: "listOperations", method: "GET", attempt: 1, requestId: "r-1" } as const;

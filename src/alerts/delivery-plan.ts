@@ -1,0 +1,84 @@
+/**
+ * The notifier's decisions, as pure functions: which alerts of which project a sink sends next,
+ * which are too old to keep trying, and how long to wait after a failure.
+ */
+import type { OutboxEntry } from "../store/index.js";
+
+export interface SinkPolicy {
+  readonly name: string;
+  /** Alerts of one project raised within this window go into one message. */
+  readonly groupWindowMs: number;
+  /** An alert not delivered this long after it was raised goes to the dead letters. */
+  readonly maxAgeMs: number;
+  /** Most alerts in one message. */
+  readonly maxBatch: number;
+}
+
+/** A project's outbox, with when its deliveries to a sink may next be tried (after failures). */
+export interface ProjectOutbox {
+  readonly projectId: string;
+  readonly outbox: readonly OutboxEntry[];
+  /** Epoch ms before which this project's deliveries to the sink wait (backoff), if any. */
+  readonly retryAtMs: number | undefined;
+}
+
+export interface Batch {
+  readonly projectId: string;
+  readonly entries: readonly OutboxEntry[];
+}
+
+/** Entries pending for `sink`, oldest first. */
+export function pendingFor(outbox: readonly OutboxEntry[], sink: string): OutboxEntry[] {
+  return outbox
+    .filter((e) => e.pending.includes(sink))
+    .sort((a, b) => a.createdAtMs - b.createdAtMs);
+}
+
+/** Entries pending for the sink that are older than its maximum age. */
+export function expired(
+  outbox: readonly OutboxEntry[],
+  policy: SinkPolicy,
+  nowMs: number,
+): OutboxEntry[] {
+  return pendingFor(outbox, policy.name).filter((e) => nowMs - e.createdAtMs >= policy.maxAgeMs);
+}
+
+/**
+ * The next message for a sink: the project whose oldest pending alert is the oldest of all,
+ * once that alert's grouping window has passed (so that alerts raised close together travel
+ * together) and the project is not backing off; up to `maxBatch` of its alerts, oldest first.
+ */
+export function nextBatch(
+  projects: readonly ProjectOutbox[],
+  policy: SinkPolicy,
+  nowMs: number,
+): Batch | undefined {
+  let best: { projectId: string; entries: OutboxEntry[] } | undefined;
+  for (const p of projects) {
+    if (p.retryAtMs !== undefined && p.retryAtMs > nowMs) continue;
+    const entries = pendingFor(p.outbox, policy.name);
+    const oldest = entries[0];
+    if (oldest === undefined || nowMs - oldest.createdAtMs < policy.groupWindowMs) continue;
+    if (best === undefined || oldest.createdAtMs < (best.entries[0]?.createdAtMs ?? Infinity)) {
+      best = { projectId: p.projectId, entries };
+    }
+  }
+  return best === undefined
+    ? undefined
+    : { projectId: best.projectId, entries: best.entries.slice(0, policy.maxBatch) };
+}
+
+/**
+ * How long to wait before the next attempt after `failures` consecutive failures: the
+ * receiver's Retry-After when it sent one, else exponential backoff (1 s doubling, at most
+ * 5 min) with full jitter. `random` is a number in [0, 1).
+ */
+export function retryDelayMs(
+  failures: number,
+  retryAfterMs: number | undefined,
+  random: number,
+): number {
+  if (retryAfterMs !== undefined) return retryAfterMs;
+  const window = Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
+  return Math.max(100, Math.floor(window * random));
+}

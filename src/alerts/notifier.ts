@@ -1,0 +1,222 @@
+/**
+ * The notifier: drains the projects' durable outboxes into the sinks. Per sink, one message is
+ * in flight at a time, at most one per `minIntervalMs`; a message carries alerts of one project
+ * (grouped over a short window). After a 2xx the alerts are acknowledged in the project's state
+ * (one commit); a failure is retried with backoff (or the receiver's Retry-After); an alert a
+ * sink refuses for good, or that grows older than the sink's maximum age, goes to the dead
+ * letters. Delivery is at-least-once: a duplicate needs the process to die between a sink's 2xx
+ * and the acknowledgement's commit.
+ */
+import type { Logger } from "../logger.js";
+import { errorFields } from "../logger.js";
+import type { ProjectState } from "../store/index.js";
+import type { OutboxChange } from "../sync/index.js";
+import type { Alert, SendResult, Sink } from "./alert.js";
+import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-plan.js";
+import { acknowledge, deadLetter } from "./outbox.js";
+
+/** A project whose outbox the notifier drains. */
+export interface OutboxOwner {
+  readonly projectId: string;
+  readonly state: ProjectState | undefined;
+  updateOutbox(nowMs: number, change: (state: ProjectState) => OutboxChange): Promise<boolean>;
+}
+
+/** What the notifier reports (metrics subscribe). */
+export interface NotifierObserver {
+  delivered?(sink: string, alerts: readonly Alert[], latencySeconds: readonly number[]): void;
+  deliveryFailed?(
+    sink: string,
+    reason: Extract<SendResult, { ok: false }>["reason"],
+    alerts: number,
+  ): void;
+  deadLettered?(sink: string, alerts: readonly Alert[], reason: string): void;
+}
+
+export interface NotifierOptions {
+  readonly sinks: readonly { readonly sink: Sink; readonly policy: SinkPolicy }[];
+  readonly projects: () => Iterable<OutboxOwner>;
+  readonly logger: Logger;
+  readonly observer?: NotifierObserver;
+  /** How often the outboxes are looked at. */
+  readonly tickMs?: number;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+interface SinkState {
+  readonly sink: Sink;
+  readonly policy: SinkPolicy;
+  busy: boolean;
+  /** No message before this time (the sink's pace, or a 429's Retry-After). */
+  notBeforeMs: number;
+  /** Per project: consecutive failures and when to try again. */
+  readonly backoff: Map<string, { failures: number; retryAtMs: number }>;
+}
+
+export class Notifier {
+  private readonly sinks: SinkState[];
+  private readonly abort = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly options: NotifierOptions) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.sinks = options.sinks.map(({ sink, policy }) => ({
+      sink,
+      policy,
+      busy: false,
+      notBeforeMs: 0,
+      backoff: new Map(),
+    }));
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.tick();
+    }, this.options.tickMs ?? 250);
+    this.timer.unref();
+  }
+
+  /** Looks at every sink once; a sink with a message in flight is skipped. */
+  tick(): void {
+    if (this.abort.signal.aborted) return;
+    for (const state of this.sinks) {
+      if (state.busy) continue;
+      state.busy = true;
+      const run = this.drain(state).finally(() => {
+        state.busy = false;
+      });
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }
+  }
+
+  /** Resolves once nothing is in flight (tests). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /** Stops the timer, abandons messages in flight (their alerts stay pending) and waits. */
+  async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.abort.abort(new Error("the notifier is stopping"));
+    await this.idle();
+    await Promise.all(this.sinks.map((s) => s.sink.close()));
+  }
+
+  private async drain(state: SinkState): Promise<void> {
+    const { sink, policy } = state;
+    const log = this.options.logger;
+    try {
+      const owners = [...this.options.projects()];
+      await this.expire(state, owners);
+      const now = this.now();
+      if (now < state.notBeforeMs) return;
+      const batch = nextBatch(
+        owners.map((o) => ({
+          projectId: o.projectId,
+          outbox: o.state?.outbox ?? [],
+          retryAtMs: state.backoff.get(o.projectId)?.retryAtMs,
+        })),
+        policy,
+        now,
+      );
+      const owner = owners.find((o) => o.projectId === batch?.projectId);
+      if (batch === undefined || owner === undefined) return;
+
+      const alerts = batch.entries.map((e) => e.alert);
+      const result = await sink.send(alerts, this.abort.signal);
+      if (this.abort.signal.aborted) return;
+      const after = this.now();
+      state.notBeforeMs = after + sink.minIntervalMs;
+      const ids = new Set(alerts.map((a) => a.id));
+
+      if (result.ok) {
+        state.backoff.delete(owner.projectId);
+        await owner.updateOutbox(after, (s) => ({
+          outbox: acknowledge(s.outbox, sink.name, ids),
+          deadLetters: s.deadLetters,
+        }));
+        const latencies = alerts.map((a) => Math.max(0, (after - Date.parse(a.detectedAt)) / 1000));
+        this.options.observer?.delivered?.(sink.name, alerts, latencies);
+        log.info(
+          { sink: sink.name, project: owner.projectId, alerts: alerts.length },
+          "alerts delivered",
+        );
+        return;
+      }
+      this.options.observer?.deliveryFailed?.(sink.name, result.reason, alerts.length);
+      if (result.permanent) {
+        await this.giveUp(owner, sink.name, alerts, result.reason, after);
+        log.error(
+          {
+            sink: sink.name,
+            project: owner.projectId,
+            alerts: alerts.length,
+            reason: result.reason,
+            detail: result.detail,
+          },
+          "sink refused the alerts for good; they are dead-lettered",
+        );
+        return;
+      }
+      const failures = (state.backoff.get(owner.projectId)?.failures ?? 0) + 1;
+      const delay = retryDelayMs(failures, result.retryAfterMs, this.random());
+      state.backoff.set(owner.projectId, { failures, retryAtMs: after + delay });
+      if (result.reason === "rate_limited")
+        state.notBeforeMs = Math.max(state.notBeforeMs, after + delay);
+      log.warn(
+        {
+          sink: sink.name,
+          project: owner.projectId,
+          alerts: alerts.length,
+          reason: result.reason,
+          detail: result.detail,
+          retryInMs: delay,
+        },
+        "alert delivery failed; will retry",
+      );
+    } catch (error) {
+      // A commit of the outbox failed: the alerts stay pending and are tried again.
+      log.error({ sink: sink.name, ...errorFields(error) }, "notifier could not update an outbox");
+    }
+  }
+
+  /** Moves alerts older than the sink's maximum age to the dead letters. */
+  private async expire(state: SinkState, owners: readonly OutboxOwner[]): Promise<void> {
+    const now = this.now();
+    for (const owner of owners) {
+      const old = expired(owner.state?.outbox ?? [], state.policy, now);
+      if (old.length === 0) continue;
+      const alerts = old.map((e) => e.alert);
+      await this.giveUp(owner, state.sink.name, alerts, "max_age", now);
+      this.options.logger.error(
+        {
+          sink: state.sink.name,
+          project: owner.projectId,
+          alerts: alerts.length,
+          maxAgeSeconds: state.policy.maxAgeMs / 1000,
+        },
+        "alerts were not delivered within the sink's maximum age; they are dead-lettered",
+      );
+    }
+  }
+
+  private async giveUp(
+    owner: OutboxOwner,
+    sink: string,
+    alerts: readonly Alert[],
+    reason: string,
+    nowMs: number,
+  ): Promise<void> {
+    const ids = new Set(alerts.map((a) => a.id));
+    await owner.updateOutbox(nowMs, (s) =>
+      deadLetter(s.outbox, s.deadLetters, sink, ids, reason, nowMs),
+    );
+    this.options.observer?.deadLettered?.(sink, alerts, reason);
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Alert rules: which transitions become alerts, and to which sinks each alert goes. Pure: the
+ * sync engine calls `alertsFor` while it builds a commit, so the alerts enter the outbox in
+ * the same atomic write as the checkpoint that passes their operations.
+ */
+import { createHash } from "node:crypto";
+import type { OutboxEntry } from "../store/index.js";
+import type { OperationSnapshot, Transition } from "../sync/transitions.js";
+import type { Alert, AlertKind } from "./alert.js";
+
+export interface AlertRulesOptions {
+  /** Raise `operation_failed` for cancelled operations too. */
+  readonly cancelledIsFailure: boolean;
+  /** Raise `operation_retrying` when `failures_count` grows (noisy; off by default). */
+  readonly retrying: boolean;
+  /** Raise `operation_recovered` when a failed or stuck operation finishes. */
+  readonly recovered: boolean;
+  /** Link template: `{project_id}`, `{operation_id}`, `{branch_id}`, `{endpoint_id}`. */
+  readonly linkTemplate: string | undefined;
+}
+
+/** One routing condition: every list given must contain the alert's value. */
+export interface RouteRule {
+  readonly projects?: readonly string[] | undefined;
+  readonly actions?: readonly string[] | undefined;
+  readonly statuses?: readonly string[] | undefined;
+  readonly kinds?: readonly AlertKind[] | undefined;
+}
+
+export interface SinkRoute {
+  readonly name: string;
+  /** An alert matching any of these is not sent to the sink (checked first). */
+  readonly drop: readonly RouteRule[];
+  /** When not empty, only alerts matching one of these are sent. */
+  readonly match: readonly RouteRule[];
+}
+
+/** The stable id of an alert: the same transition never yields two different ids. */
+export function alertId(
+  kind: AlertKind,
+  op: Pick<OperationSnapshot, "projectId" | "id" | "status" | "failuresCount">,
+): string {
+  return createHash("sha256")
+    .update(JSON.stringify([op.projectId, op.id, kind, op.status, op.failuresCount]))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** The alerts that `transitions` raise, in order. */
+export function alertsFrom(
+  transitions: readonly Transition[],
+  detectedAtMs: number,
+  options: AlertRulesOptions,
+): Alert[] {
+  const alerts: Alert[] = [];
+  const seen = new Set<string>();
+  const add = (kind: AlertKind, op: OperationSnapshot, resolves?: string): void => {
+    const alert = toAlert(kind, op, detectedAtMs, options.linkTemplate, resolves);
+    if (seen.has(alert.id)) return;
+    seen.add(alert.id);
+    alerts.push(alert);
+  };
+  for (const t of transitions) {
+    switch (t.kind) {
+      case "ended":
+        if (
+          t.status === "failed" ||
+          t.status === "error" ||
+          (t.status === "cancelled" && options.cancelledIsFailure)
+        ) {
+          // Named by the status it arrived at (a failure inferred from failures_count may be
+          // seen only once the operation has moved on).
+          add("operation_failed", { ...t.op, status: t.status });
+        }
+        break;
+      case "stuck":
+        add("operation_stuck", t.op);
+        break;
+      case "retried":
+        if (options.retrying) add("operation_retrying", t.op);
+        break;
+      case "recovered":
+        if (options.recovered) add("operation_recovered", t.op, resolvedId(t));
+        break;
+      case "new":
+      case "status_changed":
+        break;
+    }
+  }
+  return alerts;
+}
+
+/** Whether an alert goes to a sink: no drop rule holds, and a match rule does (or none is set). */
+export function routes(route: SinkRoute, alert: Alert): boolean {
+  if (route.drop.some((rule) => holds(rule, alert))) return false;
+  return route.match.length === 0 || route.match.some((rule) => holds(rule, alert));
+}
+
+/** Outbox entries for `alerts`, each with the sinks it is routed to; unrouted ones are left out. */
+export function outboxEntries(
+  alerts: readonly Alert[],
+  sinks: readonly SinkRoute[],
+  nowMs: number,
+): OutboxEntry[] {
+  const entries: OutboxEntry[] = [];
+  for (const alert of alerts) {
+    const pending = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
+    if (pending.length > 0) entries.push({ alert, createdAtMs: nowMs, pending });
+  }
+  return entries;
+}
+
+function holds(rule: RouteRule, alert: Alert): boolean {
+  return (
+    (rule.projects === undefined || rule.projects.includes(alert.projectId)) &&
+    (rule.actions === undefined || rule.actions.includes(alert.action)) &&
+    (rule.statuses === undefined || rule.statuses.includes(alert.status)) &&
+    (rule.kinds === undefined || rule.kinds.includes(alert.kind))
+  );
+}
+
+/** The id of the failure or stuck alert a recovery resolves. */
+function resolvedId(t: Extract<Transition, { kind: "recovered" }>): string {
+  const kind: AlertKind = t.after === "failed" ? "operation_failed" : "operation_stuck";
+  return alertId(kind, { ...t.op, ...t.resolves });
+}
+
+function toAlert(
+  kind: AlertKind,
+  op: OperationSnapshot,
+  detectedAtMs: number,
+  linkTemplate: string | undefined,
+  resolves: string | undefined,
+): Alert {
+  const alert: Alert = {
+    id: alertId(kind, op),
+    kind,
+    projectId: op.projectId,
+    operationId: op.id,
+    action: op.action,
+    status: op.status,
+    failuresCount: op.failuresCount,
+    createdAt: new Date(op.createdAtMs).toISOString(),
+    updatedAt: new Date(op.updatedAtMs).toISOString(),
+    durationSeconds: op.durationMs / 1000,
+    detectedAt: new Date(detectedAtMs).toISOString(),
+  };
+  if (op.branchId !== undefined) alert.branchId = op.branchId;
+  if (op.endpointId !== undefined) alert.endpointId = op.endpointId;
+  if (op.error !== undefined) alert.error = op.error;
+  if (linkTemplate !== undefined) alert.link = renderLink(linkTemplate, op);
+  if (resolves !== undefined) alert.resolves = resolves;
+  return alert;
+}
+
+function renderLink(template: string, op: OperationSnapshot): string {
+  const values: Record<string, string> = {
+    project_id: op.projectId,
+    operation_id: op.id,
+    branch_id: op.branchId ?? "",
+    endpoint_id: op.endpointId ?? "",
+  };
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? encodeURIComponent(values[name] ?? "") : whole,
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * Alert sinks: where the notifier delivers batches of alerts. Each sink makes one attempt per
+ * `send` and reports it as a `SendResult` (see `classify.ts` for the table); the notifier
+ * batches, paces, retries and dead-letters. Secrets (webhook URLs, signing keys, custom header
+ * values) stay inside the sinks, which never log.
+ */
+export {
+  createSlackSink,
+  SLACK_DEFAULT_MAX_BATCH,
+  SLACK_MIN_INTERVAL_MS,
+  type SlackSinkOptions,
+} from "./slack-sink.js";
+export {
+  createWebhookSink,
+  WEBHOOK_DEFAULT_MAX_BATCH,
+  type WebhookSinkOptions,
+} from "./webhook-sink.js";
+export { SinkConfigError } from "./options.js";
+export {
+  classifyErrorCode,
+  classifyOutcome,
+  classifyReply,
+  classifySlackReply,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  SLACK_PERMANENT_ERRORS,
+  type ClassifyOptions,
+  type FailureReason,
+  type HttpOutcome,
+  type ReplyFlavour,
+  type ReplyHeaders,
+} from "./classify.js";
+export {
+  KIND_STYLE,
+  renderSlackMessage,
+  SLACK_LIMITS,
+  type SlackBlock,
+  type SlackMessage,
+  type SlackRenderOptions,
+} from "./slack-message.js";
+export {
+  groupKey,
+  idempotencyKey,
+  RESERVED_HEADER_PREFIX,
+  RESERVED_HEADERS,
+  signature,
+  toWebhookAlert,
+  WEBHOOK_HEADERS,
+  WEBHOOK_SCHEMA_VERSION,
+  webhookAlertSchema,
+  webhookPayload,
+  webhookPayloadSchema,
+  webhookRequest,
+  type WebhookAlert,
+  type WebhookPayload,
+  type WebhookRequest,
+} from "./webhook-payload.js";

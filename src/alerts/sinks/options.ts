@@ -1,0 +1,85 @@
+/**
+ * Checks on a sink's options, made once when the sink is created. The errors name the sink and
+ * the option, never a URL, a secret or a header value: those come from the environment.
+ */
+
+/** A sink's options are unusable. */
+export class SinkConfigError extends Error {
+  constructor(sinkName: string, problem: string) {
+    super(`alert sink ${JSON.stringify(sinkName)}: ${problem}`);
+    this.name = "SinkConfigError";
+  }
+}
+
+export function checkName(name: string): void {
+  if (name.trim() === "") throw new SinkConfigError(name, "the name must not be empty");
+}
+
+/** An absolute http(s) URL without credentials; the message never repeats the URL. */
+export function parseTargetUrl(sinkName: string, option: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SinkConfigError(sinkName, `${option} is not a valid absolute URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new SinkConfigError(sinkName, `${option} must be an http or https URL`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new SinkConfigError(
+      sinkName,
+      `${option} must not carry credentials (use a custom Authorization header)`,
+    );
+  }
+  if (url.hash !== "") url.hash = "";
+  return url;
+}
+
+export function checkPositiveInteger(sinkName: string, option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new SinkConfigError(sinkName, `${option} must be a positive integer`);
+  }
+  return value;
+}
+
+/** RFC 9110 token characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Visible characters, spaces and tabs; no CR, LF or NUL. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Custom headers, checked and with lower-case names. A header the sink sets itself, or one
+ * that would change how the request is framed or routed, cannot be configured.
+ */
+export function checkCustomHeaders(
+  sinkName: string,
+  headers: Readonly<Record<string, string>>,
+  reserved: ReadonlySet<string>,
+  reservedPrefix: string,
+): Record<string, string> {
+  const checked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) {
+      throw new SinkConfigError(sinkName, `custom header name ${JSON.stringify(name)} is invalid`);
+    }
+    if (reserved.has(lower) || lower.startsWith(reservedPrefix)) {
+      throw new SinkConfigError(
+        sinkName,
+        `custom header ${JSON.stringify(name)} is set by the sink and cannot be configured`,
+      );
+    }
+    if (!HEADER_VALUE.test(value)) {
+      throw new SinkConfigError(
+        sinkName,
+        `the value of custom header ${JSON.stringify(name)} is invalid`,
+      );
+    }
+    if (Object.hasOwn(checked, lower)) {
+      throw new SinkConfigError(sinkName, `custom header ${JSON.stringify(name)} is given twice`);
+    }
+    checked[lower] = value;
+  }
+  return checked;
+}

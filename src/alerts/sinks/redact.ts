@@ -1,0 +1,45 @@
+/**
+ * A last line of defence for secrets: details are built from status codes and error codes only,
+ * but anything a sink hands back passes through a redactor that knows its secrets anyway.
+ */
+
+/** Pieces shorter than this are not treated as secrets (they would mangle ordinary words). */
+const MIN_SECRET_LENGTH = 6;
+
+export type Redactor = (text: string) => string;
+
+/** Replaces every occurrence (any case) of any of `secrets` with `[redacted]`. */
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const pieces = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length,
+  );
+  if (pieces.length === 0) return (text) => text;
+  const pattern = new RegExp(pieces.map(escapeRegExp).join("|"), "gi");
+  return (text) => text.replace(pattern, "[redacted]");
+}
+
+/**
+ * The secret parts of a URL: the whole of it, its path and query, each path segment and query
+ * value, and any user or password. (A Slack webhook URL is a bearer credential: its path is the
+ * token.)
+ */
+export function urlSecrets(url: URL): string[] {
+  const pieces = [url.href, url.pathname + url.search, url.pathname, url.search];
+  pieces.push(...url.pathname.split("/").map(safeDecode));
+  for (const [key, value] of url.searchParams) pieces.push(key, value);
+  if (url.username !== "") pieces.push(url.username, safeDecode(url.username));
+  if (url.password !== "") pieces.push(url.password, safeDecode(url.password));
+  return pieces;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,162 @@
+/**
+ * The generic webhook's wire format, version 1 (documented in docs/webhook.md): the JSON body,
+ * the idempotency key and the signature. Pure: the sink adds only the clock and the socket.
+ */
+import { createHash, createHmac } from "node:crypto";
+import { z } from "zod";
+import { ALERT_KINDS, type Alert } from "../alert.js";
+import { PACKAGE } from "../../version.js";
+
+export const WEBHOOK_SCHEMA_VERSION = 1;
+
+/** One alert on the wire: snake_case, every key present, `null` for an absent value. */
+export const webhookAlertSchema = z.strictObject({
+  id: z.string(),
+  kind: z.enum(ALERT_KINDS),
+  project_id: z.string(),
+  operation_id: z.string(),
+  branch_id: z.string().nullable(),
+  endpoint_id: z.string().nullable(),
+  action: z.string(),
+  status: z.string(),
+  failures_count: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  duration_seconds: z.number().nonnegative(),
+  detected_at: z.string(),
+  link: z.string().nullable(),
+  resolves: z.string().nullable(),
+});
+export type WebhookAlert = z.infer<typeof webhookAlertSchema>;
+
+export const webhookPayloadSchema = z.strictObject({
+  version: z.literal(WEBHOOK_SCHEMA_VERSION),
+  group_key: z.string(),
+  sent_at: z.string(),
+  alerts: z.array(webhookAlertSchema).min(1),
+});
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
+
+/** Header names (lower case, as HTTP/2 and node:http spell them). */
+export const WEBHOOK_HEADERS = {
+  idempotencyKey: "idempotency-key",
+  timestamp: "x-pgcp-timestamp",
+  signature: "x-pgcp-signature",
+} as const;
+
+/** Headers the sink sets or that frame the request: custom headers cannot set them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "user-agent",
+  "host",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
+  "proxy-connection",
+  WEBHOOK_HEADERS.idempotencyKey,
+  WEBHOOK_HEADERS.timestamp,
+  WEBHOOK_HEADERS.signature,
+]);
+/** Every `X-Pgcp-*` header is the sink's. */
+export const RESERVED_HEADER_PREFIX = "x-pgcp-";
+
+export function toWebhookAlert(alert: Alert): WebhookAlert {
+  return {
+    id: alert.id,
+    kind: alert.kind,
+    project_id: alert.projectId,
+    operation_id: alert.operationId,
+    branch_id: alert.branchId ?? null,
+    endpoint_id: alert.endpointId ?? null,
+    action: alert.action,
+    status: alert.status,
+    failures_count: alert.failuresCount,
+    error: alert.error ?? null,
+    created_at: alert.createdAt,
+    updated_at: alert.updatedAt,
+    duration_seconds: alert.durationSeconds,
+    detected_at: alert.detectedAt,
+    link: alert.link ?? null,
+    resolves: alert.resolves ?? null,
+  };
+}
+
+/**
+ * The batch's group key: its project id (the notifier batches per project). A batch that
+ * mixes projects, which the notifier does not send, gets the sorted ids joined by commas.
+ */
+export function groupKey(alerts: readonly Alert[]): string {
+  return [...new Set(alerts.map((a) => a.projectId))].sort(compareCodeUnits).join(",");
+}
+
+export function webhookPayload(alerts: readonly Alert[], sentAtMs: number): WebhookPayload {
+  return {
+    version: WEBHOOK_SCHEMA_VERSION,
+    group_key: groupKey(alerts),
+    sent_at: new Date(sentAtMs).toISOString(),
+    alerts: alerts.map(toWebhookAlert),
+  };
+}
+
+/**
+ * The same for every attempt at the same set of alerts, whatever their order: the hex SHA-256
+ * of the distinct alert ids, sorted by code unit and joined by newlines.
+ */
+export function idempotencyKey(alerts: readonly Pick<Alert, "id">[]): string {
+  const ids = [...new Set(alerts.map((a) => a.id))].sort(compareCodeUnits);
+  return createHash("sha256").update(ids.join("\n")).digest("hex");
+}
+
+/** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`. */
+export function signature(secret: string, timestamp: number, body: string): string {
+  const mac = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+  return `v1=${mac}`;
+}
+
+export interface WebhookRequest {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The body and headers of one attempt: the custom headers first, then the sink's own (which
+ * therefore win, though custom ones are also refused at configuration). `nowMs` gives both the
+ * body's `sent_at` and the signed timestamp, so each attempt is signed afresh.
+ */
+export function webhookRequest(
+  alerts: readonly Alert[],
+  options: {
+    readonly nowMs: number;
+    readonly secret?: string | undefined;
+    readonly headers?: Readonly<Record<string, string>> | undefined;
+  },
+): WebhookRequest {
+  const body = JSON.stringify(webhookPayload(alerts, options.nowMs));
+  const timestamp = Math.floor(options.nowMs / 1000);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!RESERVED_HEADERS.has(lower) && !lower.startsWith(RESERVED_HEADER_PREFIX)) {
+      headers[lower] = value;
+    }
+  }
+  headers["content-type"] = "application/json";
+  headers["user-agent"] = `${PACKAGE.name}/${PACKAGE.version}`;
+  headers[WEBHOOK_HEADERS.idempotencyKey] = idempotencyKey(alerts);
+  headers[WEBHOOK_HEADERS.timestamp] = String(timestamp);
+  if (options.secret !== undefined) {
+    headers[WEBHOOK_HEADERS.signature] = signature(options.secret, timestamp, body);
+  }
+  return { body, headers };
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

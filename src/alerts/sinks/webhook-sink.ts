@@ -1,0 +1,88 @@
+/**
+ * The generic webhook sink: one signed JSON POST per batch (schema in docs/webhook.md). The URL,
+ * the signing secret and the custom header values come from the environment and never leave
+ * this module.
+ */
+import type { Dispatcher } from "undici";
+import type { Alert, SendResult, Sink } from "../alert.js";
+import { closedResult, Delivery } from "./delivery.js";
+import {
+  checkCustomHeaders,
+  checkName,
+  checkPositiveInteger,
+  parseTargetUrl,
+  SinkConfigError,
+} from "./options.js";
+import { createRedactor, urlSecrets } from "./redact.js";
+import { RESERVED_HEADER_PREFIX, RESERVED_HEADERS, webhookRequest } from "./webhook-payload.js";
+
+export const WEBHOOK_DEFAULT_MAX_BATCH = 100;
+
+export interface WebhookSinkOptions {
+  readonly name: string;
+  readonly url: string;
+  /** HMAC-SHA256 key for `X-Pgcp-Signature`; without it requests are not signed. */
+  readonly secret?: string | undefined;
+  /** Extra headers (e.g. `Authorization`); they cannot replace the sink's own. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Deadline of one attempt (connect, send, answer). */
+  readonly timeoutMs: number;
+  /** Most alerts in one request. Default 100. */
+  readonly maxBatch?: number | undefined;
+  /** A dispatcher to use instead of the sink's own keep-alive agent (not closed by the sink). */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Wall clock: `sent_at`, the signed timestamp, an HTTP-date `Retry-After`. */
+  readonly now?: (() => number) | undefined;
+  /** Longest `Retry-After` honoured. Default 10 minutes. */
+  readonly maxRetryAfterMs?: number | undefined;
+}
+
+export function createWebhookSink(options: WebhookSinkOptions): Sink {
+  const { name, secret } = options;
+  checkName(name);
+  const url = parseTargetUrl(name, "url", options.url);
+  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
+  const maxBatch = checkPositiveInteger(
+    name,
+    "maxBatch",
+    options.maxBatch ?? WEBHOOK_DEFAULT_MAX_BATCH,
+  );
+  if (secret?.length === 0) {
+    throw new SinkConfigError(name, "secret is empty (leave it out to send unsigned requests)");
+  }
+  const headers = checkCustomHeaders(
+    name,
+    options.headers ?? {},
+    RESERVED_HEADERS,
+    RESERVED_HEADER_PREFIX,
+  );
+  const now = options.now ?? Date.now;
+  const delivery = new Delivery({
+    url,
+    flavour: "webhook",
+    timeoutMs,
+    dispatcher: options.dispatcher,
+    now,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+    redact: createRedactor([
+      options.url,
+      ...urlSecrets(url),
+      ...(secret === undefined ? [] : [secret]),
+      ...Object.values(headers),
+    ]),
+  });
+
+  return {
+    name,
+    kind: "webhook",
+    maxBatch,
+    minIntervalMs: 0,
+    async send(alerts: readonly Alert[], signal: AbortSignal): Promise<SendResult> {
+      if (delivery.closed) return closedResult();
+      if (alerts.length === 0) return { ok: true };
+      const request = webhookRequest(alerts, { nowMs: now(), secret, headers });
+      return delivery.post(request.headers, request.body, signal);
+    },
+    close: () => delivery.close(),
+  };
+}

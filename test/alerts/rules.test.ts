@@ -1,0 +1,245 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Alert } from "../../src/alerts/alert.js";
+import {
+  alertId,
+  alertsFrom,
+  outboxEntries,
+  routes,
+  type AlertRulesOptions,
+} from "../../src/alerts/rules.js";
+import { acknowledge, addToOutbox, deadLetter } from "../../src/alerts/outbox.js";
+import { nextBatch, retryDelayMs, type SinkPolicy } from "../../src/alerts/delivery-plan.js";
+import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
+
+const op: OperationSnapshot = {
+  id: "0b9e5d4c-1111-4222-8333-944455556666",
+  projectId: "p-1",
+  branchId: "br-1",
+  endpointId: "ep-1",
+  action: "start_compute",
+  status: "failed",
+  failuresCount: 1,
+  createdAtMs: Date.parse("2026-01-01T00:00:00Z"),
+  updatedAtMs: Date.parse("2026-01-01T00:00:10Z"),
+  durationMs: 10_000,
+  error: "compute did not start",
+};
+
+const defaults: AlertRulesOptions = {
+  cancelledIsFailure: false,
+  retrying: false,
+  recovered: true,
+  linkTemplate: "https://console.example/app/projects/{project_id}/operations/{operation_id}",
+};
+
+const at = Date.parse("2026-01-01T00:00:11Z");
+
+describe("alert rules", () => {
+  it("raises a failure for failed and error arrivals, with the operation's details and link", () => {
+    const alerts = alertsFrom(
+      [{ kind: "ended", op, status: "failed", count: 1, durationSeconds: 10 }],
+      at,
+      defaults,
+    );
+    expect(alerts).toEqual([
+      {
+        id: alertId("operation_failed", op),
+        kind: "operation_failed",
+        projectId: "p-1",
+        operationId: op.id,
+        branchId: "br-1",
+        endpointId: "ep-1",
+        action: "start_compute",
+        status: "failed",
+        failuresCount: 1,
+        error: "compute did not start",
+        createdAt: "2026-01-01T00:00:00.000Z",
+        updatedAt: "2026-01-01T00:00:10.000Z",
+        durationSeconds: 10,
+        detectedAt: "2026-01-01T00:00:11.000Z",
+        link: `https://console.example/app/projects/p-1/operations/${op.id}`,
+      },
+    ]);
+  });
+
+  it("names an inferred failure by the status it arrived at, and its recovery resolves it", () => {
+    const finished = { ...op, status: "finished", error: undefined };
+    const transitions: Transition[] = [
+      { kind: "new", op: finished },
+      { kind: "ended", op: finished, status: "failed", count: 1, durationSeconds: 5 },
+      { kind: "ended", op: finished, status: "finished", count: 1, durationSeconds: 10 },
+      {
+        kind: "recovered",
+        op: finished,
+        after: "failed",
+        resolves: { status: "failed", failuresCount: 1 },
+      },
+    ];
+    const [failure, recovery] = alertsFrom(transitions, at, defaults);
+    expect(failure?.status).toBe("failed");
+    expect(recovery?.kind).toBe("operation_recovered");
+    expect(recovery?.resolves).toBe(failure?.id);
+  });
+
+  it("follows the options for cancelled, retrying and recovered", () => {
+    const cancelled: Transition = {
+      kind: "ended",
+      op: { ...op, status: "cancelled" },
+      status: "cancelled",
+      count: 1,
+      durationSeconds: 1,
+    };
+    const retried: Transition = { kind: "retried", op: { ...op, status: "running" }, by: 1 };
+    const recovered: Transition = {
+      kind: "recovered",
+      op: { ...op, status: "finished" },
+      after: "stuck",
+      resolves: { status: "running", failuresCount: 0 },
+    };
+    expect(alertsFrom([cancelled, retried], at, defaults)).toEqual([]);
+    const all = alertsFrom([cancelled, retried, recovered], at, {
+      ...defaults,
+      cancelledIsFailure: true,
+      retrying: true,
+    });
+    expect(all.map((a) => a.kind)).toEqual([
+      "operation_failed",
+      "operation_retrying",
+      "operation_recovered",
+    ]);
+    expect(alertsFrom([recovered], at, { ...defaults, recovered: false })).toEqual([]);
+  });
+
+  it("gives one transition one id, also when raised again after a restart", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.nat(), (id, status, failures) => {
+        const a = { ...op, id, status, failuresCount: failures };
+        expect(alertId("operation_failed", a)).toBe(alertId("operation_failed", { ...a }));
+        expect(alertId("operation_failed", a)).not.toBe(alertId("operation_stuck", a));
+        expect(alertId("operation_failed", a)).not.toBe(
+          alertId("operation_failed", { ...a, failuresCount: failures + 1 }),
+        );
+      }),
+    );
+  });
+});
+
+function alert(overrides: Partial<Alert> = {}): Alert {
+  const [base] = alertsFrom(
+    [{ kind: "ended", op, status: "failed", count: 1, durationSeconds: 10 }],
+    at,
+    defaults,
+  );
+  return { ...base!, ...overrides };
+}
+
+describe("routing", () => {
+  it("drops first, then matches; every condition of a rule must hold", () => {
+    const route = {
+      name: "oncall",
+      drop: [{ actions: ["check_availability"] }],
+      match: [{ projects: ["p-1"], kinds: ["operation_failed" as const] }, { statuses: ["error"] }],
+    };
+    expect(routes(route, alert())).toBe(true);
+    expect(routes(route, alert({ projectId: "p-2" }))).toBe(false);
+    expect(routes(route, alert({ projectId: "p-2", status: "error" }))).toBe(true);
+    expect(routes(route, alert({ action: "check_availability", status: "error" }))).toBe(false);
+    expect(routes({ name: "all", drop: [], match: [] }, alert({ projectId: "p-9" }))).toBe(true);
+  });
+
+  it("leaves out alerts no sink takes", () => {
+    const sinks = [
+      { name: "a", drop: [], match: [{ projects: ["p-1"] }] },
+      { name: "b", drop: [{ projects: ["p-1"] }], match: [] },
+    ];
+    expect(outboxEntries([alert()], sinks, at)).toEqual([
+      { alert: alert(), createdAtMs: at, pending: ["a"] },
+    ]);
+    expect(outboxEntries([alert({ projectId: "p-3" })], sinks.slice(0, 1), at)).toEqual([]);
+  });
+});
+
+describe("outbox", () => {
+  const entry = (id: string, createdAtMs = 0, pending = ["slack", "hook"]) => ({
+    alert: alert({ id }),
+    createdAtMs,
+    pending,
+  });
+
+  it("adds each alert once and drops the newest beyond the limit", () => {
+    const first = addToOutbox([], [entry("a"), entry("b"), entry("a")], 10);
+    expect(first.outbox.map((e) => e.alert.id)).toEqual(["a", "b"]);
+    const full = addToOutbox(first.outbox, [entry("c"), entry("d")], 3);
+    expect(full.outbox.map((e) => e.alert.id)).toEqual(["a", "b", "c"]);
+    expect(full.dropped.map((e) => e.alert.id)).toEqual(["d"]);
+  });
+
+  it("keeps an alert until every sink acknowledged it", () => {
+    const outbox = [entry("a"), entry("b")];
+    const once = acknowledge(outbox, "slack", new Set(["a"]));
+    expect(once.map((e) => [e.alert.id, e.pending])).toEqual([
+      ["a", ["hook"]],
+      ["b", ["slack", "hook"]],
+    ]);
+    expect(acknowledge(once, "hook", new Set(["a"])).map((e) => e.alert.id)).toEqual(["b"]);
+  });
+
+  it("moves given-up alerts to bounded dead letters", () => {
+    const result = deadLetter([entry("a", 0, ["hook"])], [], "hook", new Set(["a"]), "max_age", 5);
+    expect(result.outbox).toEqual([]);
+    expect(result.deadLetters).toEqual([
+      { alert: alert({ id: "a" }), sink: "hook", reason: "max_age", atMs: 5 },
+    ]);
+  });
+});
+
+describe("delivery plan", () => {
+  const policy: SinkPolicy = {
+    name: "slack",
+    groupWindowMs: 5000,
+    maxAgeMs: 86_400_000,
+    maxBatch: 2,
+  };
+  const entry = (id: string, createdAtMs: number) => ({
+    alert: alert({ id }),
+    createdAtMs,
+    pending: ["slack"],
+  });
+
+  it("waits for the grouping window, then sends the project with the oldest alert", () => {
+    const projects = [
+      {
+        projectId: "p-1",
+        outbox: [entry("a", 3000), entry("b", 4000), entry("c", 4500)],
+        retryAtMs: undefined,
+      },
+      { projectId: "p-2", outbox: [entry("d", 1000)], retryAtMs: undefined },
+    ];
+    expect(nextBatch(projects, policy, 5999)).toBeUndefined();
+    expect(nextBatch(projects, policy, 6000)?.projectId).toBe("p-2");
+    const later = nextBatch(projects.slice(0, 1), policy, 9000);
+    expect(later?.entries.map((e) => e.alert.id)).toEqual(["a", "b"]);
+  });
+
+  it("skips a project that is backing off", () => {
+    const projects = [{ projectId: "p-1", outbox: [entry("a", 0)], retryAtMs: 20_000 }];
+    expect(nextBatch(projects, policy, 10_000)).toBeUndefined();
+    expect(nextBatch(projects, policy, 20_000)?.projectId).toBe("p-1");
+  });
+
+  it("honours Retry-After, else backs off exponentially with jitter up to five minutes", () => {
+    expect(retryDelayMs(3, 7000, 0.5)).toBe(7000);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        (n, r) => {
+          const delay = retryDelayMs(n, undefined, r);
+          expect(delay).toBeGreaterThanOrEqual(100);
+          expect(delay).toBeLessThanOrEqual(Math.min(300_000, 1000 * 2 ** (n - 1)));
+        },
+      ),
+    );
+  });
+});

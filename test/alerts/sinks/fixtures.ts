@@ -1,0 +1,62 @@
+/** Alerts for the sink tests. */
+import type { Alert, AlertKind } from "../../../src/alerts/alert.js";
+
+export const PROJECT = "proj-silent-sun-12345";
+
+let counter = 0;
+
+/** A failed-operation alert in `PROJECT`, with a fresh id; override any field. */
+export function makeAlert(overrides: Partial<Alert> = {}): Alert {
+  counter += 1;
+  const n = String(counter).padStart(4, "0");
+  return {
+    id: `alert-${n}`,
+    kind: "operation_failed",
+    projectId: PROJECT,
+    operationId: `op-${n}`,
+    branchId: "br-main-001",
+    endpointId: "ep-primary-001",
+    action: "start_compute",
+    status: "failed",
+    failuresCount: 3,
+    error: "compute start failed: could not allocate",
+    createdAt: "2025-06-01T12:00:00.000Z",
+    updatedAt: "2025-06-01T12:05:30.000Z",
+    durationSeconds: 330,
+    detectedAt: "2025-06-01T12:05:31.000Z",
+    link: `https://console.example.test/projects/${PROJECT}/operations/op-${n}`,
+    ...overrides,
+  };
+}
+
+/** One alert of each kind; the recovery resolves the failure. */
+export function mixedBatch(): Alert[] {
+  const failed = makeAlert({ kind: "operation_failed", action: "apply_config" });
+  const stuck = makeAlert({
+    kind: "operation_stuck",
+    action: "start_compute",
+    status: "running",
+    failuresCount: 0,
+    durationSeconds: 3_725,
+  });
+  delete stuck.error;
+  const retrying = makeAlert({
+    kind: "operation_retrying",
+    action: "suspend_compute",
+    status: "running",
+    failuresCount: 2,
+  });
+  const recovered = makeAlert({
+    kind: "operation_recovered",
+    action: "apply_config",
+    status: "finished",
+    failuresCount: 3,
+    resolves: failed.id,
+  });
+  delete recovered.error;
+  return [failed, stuck, retrying, recovered];
+}
+
+export function alertsOfKind(kind: AlertKind, count: number): Alert[] {
+  return Array.from({ length: count }, () => makeAlert({ kind }));
+}
