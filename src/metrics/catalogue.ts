@@ -95,7 +95,7 @@ export const CATALOGUE = [
     name: "pgcp_operation_retries_total",
     type: "counter",
     labels: ["project", "action"],
-    help: "Retries of failed operations by the service (growth of failures_count).",
+    help: "Retries of failed operations by the service: failures it moved on from (failures_count, less a failure the operation still sits in).",
     unit: "",
     group: "operations",
     source: "state",

@@ -24,19 +24,28 @@ import {
 } from "./project-state.js";
 
 const SUFFIX = ".state.json";
+/** A temporary file of an interrupted commit: `<project>.state.json.<hex>.tmp`. */
+const LEFTOVER = /^[a-z0-9-]{1,60}\.state\.json\.[0-9a-f]{12}\.tmp$/;
 
 export class FileStateStore implements StateStore {
   readonly kind = "file";
 
   constructor(readonly directory: string) {}
 
-  /** Creates the directory if needed and checks that it can be written to. */
+  /**
+   * Creates the directory if needed, checks that it can be written to, and removes temporary
+   * files a killed process left between writing and renaming (this process owns the directory;
+   * such a file was never a committed state).
+   */
   async open(): Promise<void> {
     const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
     try {
       await mkdir(this.directory, { recursive: true });
       const handle = await open(probe, "w");
       await handle.close();
+      for (const name of await readdir(this.directory)) {
+        if (LEFTOVER.test(name)) await rm(path.join(this.directory, name), { force: true });
+      }
     } catch (cause) {
       throw new StateFileError(
         this.directory,

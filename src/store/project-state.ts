@@ -68,7 +68,7 @@ export const totalsSchema = z.object({
   /** Upper bounds (seconds) the duration buckets were counted with. */
   durationBuckets: z.array(z.number()),
   arrivals: z.array(arrivalTotalsSchema),
-  /** Growth of `failures_count`, by action. */
+  /** Retries by the service (failures it moved on from), by action. */
   retries: z.record(z.string(), z.number().int().nonnegative()),
   /** Finished start_compute and suspend_compute operations, by endpoint id. */
   endpointStarts: z.record(z.string(), z.number().int().nonnegative()),

@@ -163,8 +163,13 @@ export async function poll(
     }
   } else {
     const newest = top.position(firstStart ? BOTTOM : watermark) ?? watermark;
-    if (walked.complete || baselineOnly) watermark = newest;
-    else nextSegment = { top: newest, resumeCursor: walked.resumeCursor };
+    if (walked.complete || baselineOnly) {
+      watermark = newest;
+    } else {
+      nextSegment = { top: newest, resumeCursor: walked.resumeCursor };
+      // A first start's catch-up (a backfill longer than one poll) stops at the window's start.
+      if (firstStart) watermark = floor;
+    }
   }
 
   // Operations followed but not read by the walk: re-read their page, or read them by id.

@@ -34,6 +34,16 @@ export interface Observation {
 /** End statuses after which an operation can no longer change. `failed` may be retried. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["finished", "error", "cancelled", "skipped"]);
 
+/**
+ * How often the service has retried an operation: every failure it moved on from. A failure
+ * the operation still sits in (`failed`, or the final `error`) has not been retried yet. Counted
+ * from the record itself, so the total does not depend on when polls happen to read it.
+ */
+export function retriesSoFar(op: Pick<OperationSnapshot, "status" | "failuresCount">): number {
+  const waiting = op.status === "failed" || op.status === "error" ? 1 : 0;
+  return Math.max(0, op.failuresCount - waiting);
+}
+
 /** Turns a record into the snapshot the engine keeps. Invalid timestamps fell at validation. */
 export function snapshotOf(record: Operation): OperationSnapshot {
   const createdAtMs = Date.parse(record.created_at);
@@ -99,7 +109,8 @@ export function observe(
     transitions.push({ kind: "status_changed", op, from: before ?? "" });
 
   const growth = Math.max(0, op.failuresCount - (previous?.failuresCount ?? 0));
-  if (growth > 0 && previous !== undefined) transitions.push({ kind: "retried", op, by: growth });
+  const retries = retriesSoFar(op) - (previous === undefined ? 0 : retriesSoFar(previous));
+  if (retries > 0) transitions.push({ kind: "retried", op, by: retries });
 
   const newFinal = FINAL_STATUSES.has(op.status) && before !== op.status;
   const newError = newFinal && op.status === "error";

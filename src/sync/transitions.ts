@@ -41,7 +41,7 @@ export type Transition =
       /** Duration of each of those arrivals, in seconds (see `tracker.ts` for inferred ones). */
       readonly durationSeconds: number;
     }
-  /** `failures_count` grew by `by`: the service failed the operation and retries it. */
+  /** The service retried the operation `by` more times after failures (see `retriesSoFar`). */
   | { readonly kind: "retried"; readonly op: OperationSnapshot; readonly by: number }
   /** The operation has been open for longer than its action's stuck threshold. */
   | { readonly kind: "stuck"; readonly op: OperationSnapshot; readonly openSeconds: number }

@@ -54,6 +54,16 @@ describe("file state store", () => {
     expect(await readdir(store.directory)).toEqual(["p-1.state.json"]);
   });
 
+  it("clears temporary files an interrupted commit left behind, and only those", async () => {
+    const store = await freshStore();
+    await store.commit(state("p-5"));
+    const leftover = `${store.fileFor("p-5")}.0123456789ab.tmp`;
+    await writeFile(leftover, "{half a docu");
+    await writeFile(path.join(store.directory, "notes.txt"), "an operator's file");
+    await new FileStateStore(store.directory).open();
+    expect((await readdir(store.directory)).sort()).toEqual(["notes.txt", "p-5.state.json"]);
+  });
+
   it("names the file and never overwrites a corrupt, foreign or newer state file", async () => {
     const store = await freshStore();
     const file = store.fileFor("p-2");

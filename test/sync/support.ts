@@ -58,12 +58,35 @@ export async function truthArrivals(
   return out;
 }
 
+/** Retries after `sinceIso` by action: each move on from `failed`, from the simulator's truth. */
+export async function truthRetries(
+  sim: TestSimulator,
+  projectId: string,
+  sinceIso: string,
+): Promise<Record<string, number>> {
+  const since = micros(sinceIso);
+  const out: Record<string, number> = {};
+  for (const op of await sim.sim.truth(projectId)) {
+    op.history.forEach((h, i) => {
+      const before = op.history[i - 1];
+      if (before?.status !== "failed" || h.status === "failed" || micros(h.at) <= since) return;
+      out[op.action] = (out[op.action] ?? 0) + 1;
+    });
+  }
+  return out;
+}
+
 /** Microseconds since the epoch of an ISO timestamp with up to six fractional digits. */
 export function micros(iso: string): number {
   const match = /^(.*?)(?:\.(\d{1,6}))?Z$/.exec(iso);
   if (match === null) throw new Error(`not a UTC timestamp: ${iso}`);
   const whole = Date.parse(`${match[1] ?? ""}Z`);
   return whole * 1000 + Number((match[2] ?? "").padEnd(6, "0"));
+}
+
+/** The committed retry counts of a state (non-zero ones). */
+export function committedRetries(state: ProjectState | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(state?.totals.retries ?? {}).filter(([, n]) => n > 0));
 }
 
 /** The committed arrival counts of a state. */

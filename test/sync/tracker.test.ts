@@ -93,6 +93,7 @@ describe("tracker", () => {
     expect(finished.next).toBeUndefined();
     expect(finished.transitions.map((t) => t.kind)).toEqual([
       "status_changed",
+      "retried",
       "ended",
       "recovered",
     ]);
