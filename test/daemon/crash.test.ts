@@ -1,0 +1,485 @@
+/**
+ * Invariants 1 and 2 across `kill -9`: the real daemon (`node dist/cli.js run`) runs as a child
+ * process against an in-process simulator with live traffic, and is killed with SIGKILL at
+ * random moments, many times in a row: during start-up, in the middle of a walk, between the
+ * temporary file and its rename, between the rename and the log line. A last run catches up
+ * with the frozen simulator and is stopped with SIGTERM. The end-state arrivals persisted on
+ * disk must then equal the simulator's ground truth exactly, project by project.
+ *
+ * The seed of the kill moments and of the clock steps is printed; `CRASH_TEST_SEED=<n>` replays
+ * them (the interleaving with the daemon's own timers is still up to the wall clock).
+ * `dist/cli.js` must be built (`npm test` builds it first).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { FileStateStore, parseState, type ProjectState } from "../../src/store/index.js";
+import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { committedArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
+
+const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+
+const PROJECTS = 4;
+/** Runs ended by SIGKILL before the last, clean run. */
+const KILLS = 16;
+/** A run is killed this long (ms) after it started: uniform in the range. */
+const RUN_MS = { min: 150, max: 1500 } as const;
+/** The clock moves this many simulated seconds every `STEP_MS` of wall time. */
+const STEP_SECONDS = { min: 2, max: 5 } as const;
+const STEP_MS = { min: 50, max: 100 } as const;
+/** `tick` kills land this long (ms) after a whole second of the wall clock. */
+const TICK_WINDOW_MS = { min: 0, max: 250 } as const;
+/** How long the last run may take to catch up with the frozen simulator. */
+const CATCH_UP_MS = 30_000;
+/** Once caught up, the last run keeps polling this long: a late double count shows too. */
+const SETTLE_MS = 2_500;
+
+const STATE_SUFFIX = ".state.json";
+/** The store's temporary files: `<project>.state.json.<random>.tmp`, renamed over the state. */
+const TEMPORARY = /^.+\.state\.json\..+\.tmp$/;
+
+/** mulberry32: a small seeded generator, so a failing run's kill moments can be replayed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/** One child process of the daemon, with its output kept for diagnostics. */
+interface DaemonProcess {
+  readonly child: ChildProcess;
+  /** Everything it wrote, stdout and stderr interleaved as received. */
+  readonly output: string[];
+  /** Its JSON log lines, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** Resolves when it logged "exporter started" (never, if it dies first). */
+  readonly started: Promise<void>;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnDaemon(configFile: string, apiKey: string): DaemonProcess {
+  // Only the configuration file and the key: a PGCP_* variable of the caller must not leak in.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
+  );
+  const child = spawn(process.execPath, [CLI, "run", "--config", configFile], {
+    env: { ...env, PGCP_API_KEY: apiKey },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  let partial = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output.push(chunk);
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === "exporter started") markStarted();
+      } catch {
+        // Not a log line: kept in `output` only.
+      }
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    output.push(chunk);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      resolve({ code, signal });
+    });
+  });
+  return { child, output, logs, started, exited };
+}
+
+/**
+ * Errors the daemon logged (an unusable state file, a failed commit, a crash): none is expected,
+ * whenever it is killed. Warnings (a failed poll) are not failures by themselves: the equality
+ * at the end says whether anything was lost.
+ */
+function problems(run: string, daemon: DaemonProcess): string[] {
+  return daemon.logs
+    .filter((l) => l.level === "error" || l.level === "fatal")
+    .map((l) => `${run} logged: ${JSON.stringify(l)}`);
+}
+
+function warningsOf(run: string, daemon: DaemonProcess): string[] {
+  return daemon.logs
+    .filter((l) => l.level === "warn")
+    .map((l) => `  ${run} warned: ${JSON.stringify(l)}`);
+}
+
+/** The last lines a process wrote, for a failure message. */
+function tail(daemon: DaemonProcess, lines = 40): string {
+  return daemon.output.join("").split("\n").slice(-lines).join("\n");
+}
+
+interface DiskState {
+  readonly states: Map<string, ProjectState>;
+  /** Temporary files left by a commit cut short (never taken for state). */
+  readonly temporaries: string[];
+}
+
+/** Every state file in `dir`, validated with `parseState`; any other file fails the test. */
+async function readDisk(dir: string): Promise<DiskState> {
+  const states = new Map<string, ProjectState>();
+  const temporaries: string[] = [];
+  // The daemon creates the directory when it starts: a run killed earlier leaves none.
+  const names = existsSync(dir) ? await readdir(dir) : [];
+  for (const name of names.sort()) {
+    if (TEMPORARY.test(name)) {
+      temporaries.push(name);
+      continue;
+    }
+    expect(name, `unexpected file in the state directory: ${name}`).toMatch(/\.state\.json$/);
+    const projectId = name.slice(0, -STATE_SUFFIX.length);
+    const file = path.join(dir, name);
+    // A commit is a rename: the file is always a complete document, whenever it is read.
+    states.set(projectId, parseState(file, await readFile(file, "utf8"), projectId));
+  }
+  return { states, temporaries };
+}
+
+function sequenceSum(disk: DiskState): number {
+  let sum = 0;
+  for (const s of disk.states.values()) sum += s.sequence;
+  return sum;
+}
+
+/** `project key: committed N, truth M` for every count that differs. */
+function diffArrivals(project: string, committed: Arrivals, truth: Arrivals): string[] {
+  const keys = [...new Set([...Object.keys(committed), ...Object.keys(truth)])].sort();
+  return keys
+    .filter((k) => (committed[k] ?? 0) !== (truth[k] ?? 0))
+    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
+}
+
+/** Counts in `committed` above those of `truth`: an over-count, wrong at any moment. */
+function overCounts(project: string, committed: Arrivals, truth: Arrivals): string[] {
+  return Object.keys(committed)
+    .filter((k) => (committed[k] ?? 0) > (truth[k] ?? 0))
+    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
+}
+
+/**
+ * When a run is killed, counted from its spawn or from its "exporter started" line:
+ * - `spawn`: a random moment from the spawn (start-up, loading state, discovery, first polls);
+ * - `started`: a random moment of steady polling;
+ * - `tick`: a random moment shortly after one of the scheduler's ticks, while its polls run.
+ */
+type KillTiming = "spawn" | "started" | "tick";
+
+function killTiming(run: number): KillTiming {
+  const cycle: readonly KillTiming[] = ["spawn", "tick", "started", "tick"];
+  return cycle[(run - 1) % cycle.length] ?? "started";
+}
+
+/** What one killed run left behind, to show that kills landed where they matter. */
+interface KillReport {
+  readonly run: number;
+  readonly afterMs: number;
+  readonly from: KillTiming;
+  /** Commits on disk made by this run. */
+  readonly commits: number;
+  /** Commits this run logged ("poll committed"). */
+  readonly commitsLogged: number;
+  /** Logged commits that left a catch-up segment open. */
+  readonly segments: number;
+  /** Operations requests the simulator served this run, and those the logged commits made. */
+  readonly requestsServed: number;
+  readonly requestsCommitted: number;
+  /** Temporary files this run left behind (killed between writing one and its rename). */
+  readonly temporaries: number;
+}
+
+/** A poll was in flight at the kill: requests not covered by a logged commit, or a commit
+ * cut short or not yet logged. */
+function midPoll(r: KillReport): boolean {
+  return r.requestsServed > r.requestsCommitted || r.commits > r.commitsLogged || r.temporaries > 0;
+}
+
+describe("crash safety of the daemon", () => {
+  let sim: TestSimulator;
+  let dir: string;
+  let stopClock: (() => Promise<void>) | undefined;
+  const running = new Set<ChildProcess>();
+
+  const seed = Number(process.env.CRASH_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const random = seededRandom(seed);
+  const between = (range: { min: number; max: number }) =>
+    range.min + random() * (range.max - range.min);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "pgcp-crash-"));
+    sim = await startTestSimulator({
+      startTime: new Date(),
+      availabilityCheckSeconds: 120,
+      traffic: {
+        projects: PROJECTS,
+        operationsPerMinute: 60,
+        failureShare: 0.15,
+        retryShare: 0.5,
+        slowShare: 0.05,
+        cancellationShare: 0.05,
+        seed,
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await stopClock?.();
+    for (const child of running) child.kill("SIGKILL");
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Moves the simulated clock in small steps until stopped, so traffic keeps coming. */
+  const startClock = (): (() => Promise<void>) => {
+    const clock = { stopped: false };
+    const loop = (async () => {
+      while (!clock.stopped) {
+        sim.simulator.advance(Math.round(between(STEP_SECONDS) * 1000) / 1000);
+        await sleep(between(STEP_MS));
+      }
+    })();
+    return async () => {
+      clock.stopped = true;
+      await loop;
+    };
+  };
+
+  const launch = (configFile: string): DaemonProcess => {
+    const daemon = spawnDaemon(configFile, sim.apiKey);
+    running.add(daemon.child);
+    void daemon.exited.then(() => running.delete(daemon.child));
+    return daemon;
+  };
+
+  const operationsRequests = async (): Promise<number> => {
+    const { routes } = await sim.sim.stats();
+    let n = 0;
+    for (const route of ["listOperations", "getOperation"]) {
+      for (const count of Object.values(routes[route] ?? {})) n += count;
+    }
+    return n;
+  };
+
+  it(
+    "persists exactly the simulator's end-state arrivals across repeated SIGKILLs",
+    { timeout: 120_000 },
+    async () => {
+      expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
+      console.log(`crash test seed: ${seed} (replay with CRASH_TEST_SEED=${seed})`);
+      const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
+
+      // Latency on the operations reads stretches each poll over many milliseconds, so that
+      // a good share of the kills land while a walk is in flight rather than between polls.
+      for (const route of ["listOperations", "getOperation"] as const) {
+        await sim.sim.addFault({ route, kind: "latency", latency_ms: 20 });
+        await sim.sim.addFault({ route, kind: "latency", latency_ms: 80, rate: 0.25 });
+      }
+
+      const { body } = await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
+      const projectIds = body.projects.map((p) => p.id).sort();
+      expect(projectIds).toHaveLength(PROJECTS);
+
+      const configFile = path.join(dir, "config.yaml");
+      const stateDir = path.join(dir, "state");
+      await writeFile(
+        configFile,
+        stringify({
+          api: {
+            url: sim.apiUrl,
+            // The simulator has no rate limit: the client's own should not stretch the polls.
+            requestsPerMinute: 600_000,
+            burstPerSecond: 10_000,
+            timeout: 10,
+          },
+          projects: "all",
+          discoveryInterval: 2,
+          state: { dir: stateDir },
+          listen: "127.0.0.1:0",
+          poll: {
+            interval: 1,
+            fastInterval: 1,
+            endpointsInterval: 0,
+            backfill: "1d",
+            maxPagesPerPoll: 2,
+            pageLimit: 20,
+            firstPageLimit: 5,
+          },
+          log: { level: "debug" },
+        }),
+      );
+
+      const reports: KillReport[] = [];
+      const failures: string[] = [];
+      const warnings: string[] = [];
+      let previous: DiskState = { states: new Map(), temporaries: [] };
+      stopClock = startClock();
+
+      for (let run = 1; run <= KILLS; run++) {
+        await sim.sim.resetStats();
+        const daemon = launch(configFile);
+        const from = killTiming(run);
+        const origin = Date.now();
+        if (from !== "spawn") {
+          const exitedEarly = await Promise.race([
+            daemon.started.then(() => false),
+            daemon.exited.then(() => true),
+          ]);
+          expect(exitedEarly, `run ${run} exited before it started:\n${tail(daemon)}`).toBe(false);
+        }
+        const startedAt = from === "spawn" ? origin : Date.now();
+        let killAt = startedAt + between(RUN_MS);
+        if (from === "tick") {
+          // The scheduler's tick fires on whole seconds of the wall clock: aim at the polls
+          // it has just dispatched.
+          killAt = Math.floor(killAt / 1000) * 1000 + between(TICK_WINDOW_MS);
+          if (killAt < startedAt + RUN_MS.min) killAt += 1000;
+        }
+        const afterMs = Math.round(killAt - startedAt);
+        await sleep(killAt - Date.now());
+        expect(daemon.child.exitCode, `run ${run} exited by itself:\n${tail(daemon)}`).toBeNull();
+        daemon.child.kill("SIGKILL");
+        expect((await daemon.exited).signal).toBe("SIGKILL");
+
+        const disk = await readDisk(stateDir);
+        const committedLogs = daemon.logs.filter((l) => l.msg === "poll committed");
+        const report: KillReport = {
+          run,
+          afterMs,
+          from,
+          commits: sequenceSum(disk) - sequenceSum(previous),
+          commitsLogged: committedLogs.length,
+          segments: committedLogs.filter((l) => l.catchingUp === true).length,
+          requestsServed: await operationsRequests(),
+          requestsCommitted: committedLogs.reduce(
+            (sum, l) => sum + (typeof l.requests === "number" ? l.requests : 0),
+            0,
+          ),
+          temporaries: disk.temporaries.length - previous.temporaries.length,
+        };
+        reports.push(report);
+        failures.push(...problems(`run ${run}`, daemon));
+        warnings.push(...warningsOf(`run ${run}`, daemon));
+
+        // Whatever the moment of the kill: state files only move forward, and never count an
+        // arrival that has not happened (the truth is read after the files, so it is not older).
+        for (const [id, state] of disk.states) {
+          const before = previous.states.get(id);
+          if (before !== undefined) {
+            expect(state.sequence, `${id} went back after run ${run}`).toBeGreaterThanOrEqual(
+              before.sequence,
+            );
+          }
+          const committed = committedArrivals(state);
+          const earlier = committedArrivals(before);
+          for (const [k, n] of Object.entries(earlier)) {
+            expect(
+              committed[k] ?? 0,
+              `${id} ${k} decreased after run ${run}`,
+            ).toBeGreaterThanOrEqual(n);
+          }
+          const over = overCounts(id, committed, await truthArrivals(sim, id, since));
+          expect(over, `over-count after run ${run}:\n${tail(daemon)}`).toEqual([]);
+        }
+        previous = disk;
+      }
+
+      // Freeze the truth, and let one last run catch up with it.
+      await stopClock();
+      stopClock = undefined;
+      const truth = new Map<string, Arrivals>();
+      for (const id of projectIds) truth.set(id, await truthArrivals(sim, id, since));
+      let arrivalsTotal = 0;
+      for (const arrivals of truth.values()) {
+        for (const n of Object.values(arrivals)) arrivalsTotal += n;
+      }
+      const differences = (disk: DiskState): string[] =>
+        projectIds.flatMap((id) =>
+          diffArrivals(id, committedArrivals(disk.states.get(id)), truth.get(id) ?? {}),
+        );
+      const caughtUp = (disk: DiskState): boolean =>
+        differences(disk).length === 0 &&
+        projectIds.every((id) => disk.states.get(id)?.segment === null);
+
+      const last = launch(configFile);
+      const lastSpawned = Date.now();
+      const deadline = lastSpawned + CATCH_UP_MS;
+      let disk = await readDisk(stateDir);
+      while (!caughtUp(disk) && Date.now() < deadline && last.child.exitCode === null) {
+        await sleep(200);
+        disk = await readDisk(stateDir);
+      }
+      const catchUpMs = caughtUp(disk) ? Date.now() - lastSpawned : undefined;
+      if (catchUpMs !== undefined) await sleep(SETTLE_MS);
+      last.child.kill("SIGTERM");
+      const exit = await last.exited;
+      expect(exit, `the last run did not stop cleanly:\n${tail(last)}`).toEqual({
+        code: 0,
+        signal: null,
+      });
+      disk = await readDisk(stateDir);
+      failures.push(...problems("the last run", last));
+      warnings.push(...warningsOf("the last run", last));
+
+      const midPolls = reports.filter(midPoll);
+      const withCommits = reports.filter((r) => r.commits > 0);
+      console.log(
+        [
+          `kills: ${reports.length}; after a commit of the run: ${withCommits.length}; ` +
+            `with a poll in flight: ${midPolls.length}; ` +
+            `between a temporary file and its rename: ${reports.filter((r) => r.temporaries > 0).length}`,
+          ...reports.map(
+            (r) =>
+              `  run ${r.run}: killed ${r.afterMs} ms after ${r.from === "spawn" ? "spawn" : "start"}${r.from === "tick" ? " (aimed at a tick)" : ""}; commits ${r.commits} ` +
+              `(logged ${r.commitsLogged}, catch-up ${r.segments}); operations requests ${r.requestsServed} ` +
+              `(in logged commits ${r.requestsCommitted}); temporary files left ${r.temporaries}` +
+              (midPoll(r) ? "  <- mid-poll" : ""),
+          ),
+          `truth: ${arrivalsTotal} end-state arrivals; the last run caught up in ` +
+            `${catchUpMs === undefined ? "(never)" : `${catchUpMs} ms`}, ` +
+            `${disk.states.size} state files, sequence total ${sequenceSum(disk)}, ` +
+            `${disk.temporaries.length} temporary files left over; ${warnings.length} warnings`,
+          ...warnings,
+        ].join("\n"),
+      );
+
+      expect(failures, failures.join("\n\n")).toEqual([]);
+      const diff = differences(disk);
+      expect(
+        diff,
+        `committed arrivals differ from the truth:\n${diff.join("\n")}\n\nlast run:\n${tail(last)}`,
+      ).toEqual([]);
+      expect([...disk.states.keys()].sort()).toEqual(projectIds);
+      for (const id of projectIds) expect(disk.states.get(id)?.segment).toBeNull();
+      // The restarts were real: runs were killed after committing, and others resumed from it.
+      expect(withCommits.length).toBeGreaterThan(0);
+      // Temporary files left by cut-short commits are never taken for a project's state.
+      const store = new FileStateStore(stateDir);
+      expect(await store.projects()).toEqual(projectIds);
+    },
+  );
+});

@@ -1,0 +1,160 @@
+/**
+ * A real Prometheus server for end-to-end tests (Debian's `prometheus` package): loopback only,
+ * a free port, a temporary TSDB, one static scrape job; and a small client of its HTTP API.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import { tempDir, waitFor } from "./exporter.js";
+
+export interface PrometheusOptions {
+  /** `host:port` of each target of the job. */
+  readonly targets: readonly string[];
+  readonly job: string;
+  readonly scrapeIntervalSeconds: number;
+}
+
+/** One series of a query answer: its labels and its samples as [seconds, value]. */
+export interface Series {
+  readonly metric: Readonly<Record<string, string>>;
+  /** Instant vectors: one sample. */
+  readonly value?: readonly [number, string];
+  /** Range vectors: every sample in the range. */
+  readonly values?: readonly (readonly [number, string])[];
+}
+
+export interface RunningPrometheus {
+  readonly url: string;
+  /** `GET /api/v1/query`; `time` is sent as given (seconds, as Prometheus wrote it). */
+  query(expr: string, time?: string): Promise<Series[]>;
+  /** Everything Prometheus wrote, for failure messages. */
+  output(): string;
+  /** SIGTERM, waits for the exit, removes the temporary directory. */
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+function configYaml(options: PrometheusOptions): string {
+  const interval = `${options.scrapeIntervalSeconds}s`;
+  return [
+    "global:",
+    `  scrape_interval: ${interval}`,
+    `  scrape_timeout: ${interval}`,
+    "scrape_configs:",
+    `  - job_name: ${JSON.stringify(options.job)}`,
+    "    static_configs:",
+    `      - targets: [${options.targets.map((t) => JSON.stringify(t)).join(", ")}]`,
+    "",
+  ].join("\n");
+}
+
+/** Starts Prometheus and waits until it is ready; a port taken meanwhile is tried again. */
+export async function startPrometheus(
+  binary: string,
+  options: PrometheusOptions,
+): Promise<RunningPrometheus> {
+  const dir = await tempDir("pgcp-e2e-prometheus-");
+  const configFile = path.join(dir.dir, "prometheus.yml");
+  await writeFile(configFile, configYaml(options));
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const chunks: string[] = [];
+    const child = spawn(
+      binary,
+      [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${path.join(dir.dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        "--log.level=warn",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stdout.setEncoding("utf8").on("data", (c: string) => chunks.push(c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => chunks.push(c));
+    const exited = new Promise<number | null>((resolve) => {
+      child.once("exit", (code) => {
+        resolve(code);
+      });
+    });
+    let dead = false;
+    void exited.then(() => {
+      dead = true;
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor(
+        "Prometheus to be ready",
+        async () => {
+          if (dead) throw new Error(`Prometheus exited:\n${chunks.join("")}`);
+          const response = await fetch(`${url}/-/ready`).catch(() => undefined);
+          return response?.status === 200 ? true : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 100 },
+      );
+    } catch (error) {
+      lastError = error;
+      await terminate(child, exited);
+      if (chunks.join("").includes("address already in use")) continue;
+      await dir.remove();
+      throw error;
+    }
+    return {
+      url,
+      query: (expr, time) => query(url, expr, time),
+      output: () => chunks.join(""),
+      async stop() {
+        await terminate(child, exited);
+        await dir.remove();
+      },
+    };
+  }
+  await dir.remove();
+  throw lastError;
+}
+
+async function terminate(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface QueryAnswer {
+  readonly status: string;
+  readonly error?: string;
+  readonly data?: { readonly resultType: string; readonly result: Series[] | [number, string] };
+}
+
+async function query(url: string, expr: string, time?: string): Promise<Series[]> {
+  const params = new URLSearchParams({ query: expr });
+  if (time !== undefined) params.set("time", time);
+  const response = await fetch(`${url}/api/v1/query?${params.toString()}`);
+  const answer = (await response.json()) as QueryAnswer;
+  if (answer.status !== "success" || answer.data === undefined) {
+    throw new Error(`query ${expr} failed: ${answer.error ?? response.status}`);
+  }
+  const { resultType, result } = answer.data;
+  if (resultType !== "vector" && resultType !== "matrix") {
+    throw new Error(`query ${expr}: unexpected result type ${resultType}`);
+  }
+  return result as Series[];
+}
