@@ -12,8 +12,8 @@ import { alertsFrom, outboxEntries, type SinkRoute } from "./rules.js";
 import { createSlackSink, createWebhookSink } from "./sinks/index.js";
 
 /**
- * The poll's hook: alerts for the transitions, routed to the sinks. History counted by a
- * backfill raises none (it is not happening now), and with no sink nothing is kept.
+ * The poll's hook: alerts for the transitions, routed to the sinks (the poll leaves out history
+ * counted by a backfill). With no sink there is no hook, and nothing is kept.
  */
 export function alertHook(
   config: Config,
@@ -32,9 +32,7 @@ export function alertHook(
     linkTemplate: config.alerts.link,
   };
   return (transitions, context) =>
-    context.backfill
-      ? []
-      : outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs);
+    outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs);
 }
 
 /** The sinks, each with the policy the notifier applies to it. */

@@ -21,12 +21,18 @@ export const positionSchema = z.object({
 });
 export type Position = z.infer<typeof positionSchema>;
 
+/** A first start's backfill: records created from this second on are counted as history. */
+export const backfillSchema = z.object({ countFromSecond: z.number().int() });
+export type Backfill = z.infer<typeof backfillSchema>;
+
 /** A catch-up walk in progress: the records between `top` and the watermark, walked downward. */
 export const segmentSchema = z.object({
   /** The newest record when the catch-up began; becomes the watermark when it completes. */
   top: positionSchema,
   /** The API's cursor to continue the walk from (records strictly older than it). */
   resumeCursor: z.string().min(1),
+  /** Present while a first start's backfill is being walked (older records are not counted). */
+  backfill: backfillSchema.optional(),
 });
 export type Segment = z.infer<typeof segmentSchema>;
 

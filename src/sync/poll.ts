@@ -14,11 +14,12 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   type OutboxEntry,
+  type Backfill,
   type Position,
   type ProjectState,
   type Segment,
 } from "../store/index.js";
-import { BOTTOM, TopCollector, place } from "./position.js";
+import { BOTTOM, TopCollector, place, secondOf } from "./position.js";
 import { addTransitions, emptyTotals } from "./totals.js";
 import {
   age,
@@ -55,13 +56,14 @@ export interface PollOptions extends TrackerOptions {
   readonly firstStartLookbackSeconds: number;
   /** First start: count operations created within this many seconds (0 = off). */
   readonly backfillSeconds: number;
-  /** Turns a poll's transitions into alerts for the outbox (committed with the checkpoint). */
+  /**
+   * Turns a poll's transitions into alerts for the outbox (committed with the checkpoint).
+   * History counted by a backfill is not handed over: it is not happening now.
+   */
   readonly alertsFor?: (transitions: readonly Transition[], context: AlertContext) => OutboxEntry[];
 }
 
 export interface AlertContext {
-  /** The first poll of a project with `backfill`: history is being counted, not happening now. */
-  readonly backfill: boolean;
   /** When the poll found the transitions (epoch ms). */
   readonly nowMs: number;
 }
@@ -115,23 +117,35 @@ export async function poll(
 
   // What the walk counts, and against which floor.
   const baselineOnly = firstStart && options.backfillSeconds <= 0;
-  const floor: Position = firstStart
-    ? baselineOnly
-      ? { second: Math.floor(nowMs / 1000) - options.firstStartLookbackSeconds, ids: [] }
-      : { second: Math.floor(nowMs / 1000) - options.backfillSeconds - 1, ids: [] }
-    : previous.watermark;
   const segment = previous?.segment ?? null;
+  const nowSecond = Math.floor(nowMs / 1000);
+  // A backfill (a first start's, or the catch-up it opened): records created from
+  // `countFromSecond` on are history to count (no alerts); older ones are only followed when
+  // open, as on a first start without backfill.
+  const backfill: Backfill | undefined = firstStart
+    ? baselineOnly
+      ? undefined
+      : { countFromSecond: nowSecond - options.backfillSeconds }
+    : segment?.backfill;
+  const lookback = nowSecond - options.firstStartLookbackSeconds;
+  const floor: Position = firstStart
+    ? { second: Math.min(lookback, backfill?.countFromSecond ?? lookback) - 1, ids: [] }
+    : previous.watermark;
+  // Transitions that may raise alerts: not those of history counted by a backfill.
+  const alertable: Transition[] = [];
 
   const visit: RecordVisitor = (record, pageCursor, fresh) => {
     const before = tracked.get(record.id);
     if (!fresh && before === undefined) return;
     seen.add(record.id);
     let next: TrackedOperation | undefined;
-    if (fresh && baselineOnly) {
+    const history = fresh && backfill !== undefined;
+    if (fresh && (baselineOnly || (history && secondOf(record) < backfill.countFromSecond))) {
       next = baseline(record, options);
     } else {
       const observation = observe(before, record, nowMs, options);
       transitions.push(...observation.transitions);
+      if (!history) alertable.push(...observation.transitions);
       next = observation.next;
     }
     if (next === undefined) tracked.delete(record.id);
@@ -159,21 +173,27 @@ export async function poll(
       watermark = segment.top;
       nextSegment = null;
     } else {
-      nextSegment = { top: segment.top, resumeCursor: walked.resumeCursor };
+      nextSegment = { ...segment, resumeCursor: walked.resumeCursor };
     }
   } else {
     const newest = top.position(firstStart ? BOTTOM : watermark) ?? watermark;
     if (walked.complete || baselineOnly) {
       watermark = newest;
     } else {
-      nextSegment = { top: newest, resumeCursor: walked.resumeCursor };
-      // A first start's catch-up (a backfill longer than one poll) stops at the window's start.
+      nextSegment = {
+        top: newest,
+        resumeCursor: walked.resumeCursor,
+        ...(backfill === undefined ? {} : { backfill }),
+      };
+      // A first start's catch-up (a backfill longer than one poll) stops where it began to.
       if (firstStart) watermark = floor;
     }
   }
 
   // Operations followed but not read by the walk: re-read their page, or read them by id.
-  requests += await follow(source, projectId, tracked, seen, visit, options, signal);
+  // Where reading on from the walk continues: only below a complete walk from the top.
+  const frontier = segment === null && walked.complete ? walked.frontier : undefined;
+  requests += await follow(source, projectId, tracked, seen, visit, options, frontier, signal);
 
   for (const [id, t] of tracked) {
     // A failed operation watched long enough for a retry is let go, after this last read.
@@ -184,15 +204,12 @@ export async function poll(
     if (seen.has(id)) continue;
     const aged = age(t, nowMs, options);
     transitions.push(...aged.transitions);
+    alertable.push(...aged.transitions);
     if (aged.next !== undefined) tracked.set(id, { ...aged.next, cursor: t.cursor });
   }
 
   const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
-  const alerts =
-    options.alertsFor?.(transitions, {
-      backfill: firstStart && !baselineOnly,
-      nowMs,
-    }) ?? [];
+  const alerts = options.alertsFor?.(alertable, { nowMs }) ?? [];
 
   const state: ProjectState = {
     format: STATE_FORMAT,
@@ -223,6 +240,8 @@ interface WalkResult {
   readonly complete: boolean;
   /** Where to continue when not complete. */
   readonly resumeCursor: string;
+  /** The cursor below the last page read, when that page was full (more records follow). */
+  readonly frontier: string | undefined;
 }
 
 /**
@@ -250,19 +269,25 @@ async function walk(
       visit(record, cursor, !reached);
     }
     const next = page.pagination?.cursor;
-    if (reached || page.operations.length < limit || next === undefined) {
-      return { complete: true, resumeCursor: "" };
+    const full = page.operations.length >= limit;
+    if (reached || !full || next === undefined) {
+      return { complete: true, resumeCursor: "", frontier: full ? next : undefined };
     }
-    if (pages >= options.maxPagesPerPoll) return { complete: false, resumeCursor: next };
+    if (pages >= options.maxPagesPerPoll) {
+      return { complete: false, resumeCursor: next, frontier: undefined };
+    }
     cursor = next;
   }
 }
 
 /**
- * Reads the followed operations the walk did not reach. An operation last read on a later page
- * is re-read with that page's cursor, which returns it and its neighbours in one request;
- * one last read on the first page (no cursor) is read by id. Newest first, so one page read
- * can cover several followed operations. Returns the number of requests made.
+ * Reads the followed operations the walk did not reach, newest first, each with one page read
+ * that returns it and its neighbours: from the cursor of the page it was last read on, or from
+ * `frontier` (just below what this poll has read) when that lies deeper, or when it was last
+ * read on a first page (no cursor of its own). Every read thus starts at or below the previous
+ * one, so the reads cost no more than the pages down to the deepest operation, and each one
+ * returns the operation it was made for, so they cost no more than one per operation. An
+ * operation the pages no longer return is read by id. Returns the number of requests made.
  */
 async function follow(
   source: OperationsSource,
@@ -271,6 +296,7 @@ async function follow(
   seen: Set<string>,
   visit: RecordVisitor,
   options: PollOptions,
+  frontier: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<number> {
   const pending = [...tracked.values()]
@@ -278,20 +304,23 @@ async function follow(
     .sort((a, b) => b.createdAtMs - a.createdAtMs);
   const requestOptions = signal === undefined ? {} : { signal };
   let requests = 0;
+  let below = frontier;
   for (const t of pending) {
     if (seen.has(t.id)) continue;
-    requests += 1;
-    if (t.cursor !== undefined) {
+    const from = deeperCursor(t.cursor, below);
+    if (from !== undefined) {
+      requests += 1;
       const page = await source.listOperations(
         projectId,
-        { limit: options.pageLimit, cursor: t.cursor },
+        { limit: options.pageLimit, cursor: from },
         requestOptions,
       );
-      for (const record of page.operations) visit(record, t.cursor, false);
+      for (const record of page.operations) visit(record, from, false);
+      below = page.operations.length >= options.pageLimit ? page.pagination?.cursor : undefined;
       if (seen.has(t.id)) continue;
-      // Not on its page any more (the service dropped it from the log): read it by id.
-      requests += 1;
     }
+    // Not on the page read for it (the service dropped it from the log): read it by id.
+    requests += 1;
     try {
       visit(await source.getOperation(projectId, t.id, requestOptions), t.cursor, false);
     } catch (error) {
@@ -301,6 +330,26 @@ async function follow(
     }
   }
   return requests;
+}
+
+/**
+ * Of an operation's own cursor and the frontier, the one further down the log. Cursors are
+ * microsecond timestamps (older is further down); one that is not keeps the operation's own.
+ */
+function deeperCursor(own: string | undefined, frontier: string | undefined): string | undefined {
+  if (own === undefined || frontier === undefined) return own ?? frontier;
+  const a = cursorMicros(own);
+  const b = cursorMicros(frontier);
+  if (a === undefined || b === undefined) return own;
+  return a <= b ? own : frontier;
+}
+
+function cursorMicros(cursor: string): bigint | undefined {
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(cursor);
+  if (match === null) return undefined;
+  const whole = Date.parse(`${match[1] ?? ""}Z`);
+  if (Number.isNaN(whole)) return undefined;
+  return BigInt(whole) * 1000n + BigInt((match[2] ?? "").padEnd(6, "0"));
 }
 
 function isNotFound(error: unknown): boolean {

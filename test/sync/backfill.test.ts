@@ -44,11 +44,17 @@ it("counts only the window when the backfill walk spans several polls", async ()
   const store = new FileStateStore(await stateDir());
   await store.open();
   // A 6.5 h window holds 6 or 7 of them (whole hours before now); 2 per page, 1 page per poll.
+  // Every transition handed over for alerts: history counted by a backfill raises none.
+  const alertable: string[] = [];
   const options = pollOptions({
     backfillSeconds: 6 * 3600 + 1800,
     firstPageLimit: 2,
     pageLimit: 2,
     maxPagesPerPoll: 1,
+    alertsFor: (transitions) => {
+      alertable.push(...transitions.map((t) => t.kind));
+      return [];
+    },
   });
   const sync = new ProjectSync(projectId, store, client, options);
   let polls = 0;
@@ -63,4 +69,5 @@ it("counts only the window when the backfill walk spans several polls", async ()
   ).length;
   expect(inWindow).toBeGreaterThanOrEqual(6);
   expect(committedArrivals(sync.state)).toEqual({ "apply_config finished": inWindow });
+  expect(alertable).toEqual([]);
 });

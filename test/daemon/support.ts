@@ -1,0 +1,166 @@
+/**
+ * Helpers for the daemon's integration tests: the whole exporter in-process against a test
+ * simulator, a logger whose JSON lines the test can read, a reader for `/metrics` samples, and
+ * a condition poller (tests wait for what the daemon does, never for a fixed time).
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { resolveConfig, type Config, type RawConfig } from "../../src/config/index.js";
+import { startExporter, type RunningExporter } from "../../src/commands/run.js";
+import { createLogger } from "../../src/logger.js";
+
+export async function tempDir(prefix = "pgcp-daemon-"): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+/** One JSON log line as pino writes it. */
+export type LogLine = Record<string, unknown> & { level: string; msg: string };
+
+/** A logger that keeps every line it writes. */
+export function captureLogger(level = "debug") {
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      raw.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger(level, stream);
+  return {
+    logger,
+    /** Everything written so far, as one string (to look for secrets). */
+    text: () => raw.join(""),
+    lines: (): LogLine[] =>
+      raw
+        .join("")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as LogLine),
+  };
+}
+
+/** Fast settings for a daemon under test; `raw` is merged over them. */
+export function testConfig(raw: RawConfig): Config {
+  return resolveConfig("test", [
+    {
+      listen: "127.0.0.1:0",
+      // Under the scheduler's one-second tick: every project is polled at every tick.
+      poll: { interval: 0.5, fastInterval: 0.5, endpointsInterval: 0, jitter: 0 },
+      api: { maxAttempts: 1, timeout: 5 },
+      log: { level: "debug" },
+    },
+    raw,
+  ]);
+}
+
+export interface TestExporter {
+  readonly exporter: RunningExporter;
+  readonly logs: ReturnType<typeof captureLogger>;
+  readonly config: Config;
+  /** The current `/metrics` samples, read over HTTP after a fresh rendering. */
+  samples(): Promise<Sample[]>;
+  /** The value of the one sample of `name` whose labels include `labels`, if any. */
+  value(name: string, labels?: Record<string, string>): Promise<number | undefined>;
+  /** GET a path of the exporter's HTTP server. */
+  get(pathname: string): Promise<{ status: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestExporter(raw: RawConfig): Promise<TestExporter> {
+  const config = testConfig(raw);
+  const logs = captureLogger(config.log.level);
+  const exporter = await startExporter(config, { logger: logs.logger });
+  const get = async (pathname: string) => {
+    const response = await fetch(exporter.server.url + pathname);
+    return { status: response.status, text: await response.text() };
+  };
+  const samples = async () => {
+    await exporter.metrics.refresh();
+    const { status, text } = await get("/metrics");
+    if (status !== 200) throw new Error(`/metrics answered ${status}`);
+    return parseExposition(text);
+  };
+  let stopped = false;
+  return {
+    exporter,
+    logs,
+    config,
+    samples,
+    value: async (name, labels = {}) => findSample(await samples(), name, labels)?.value,
+    get,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await exporter.stop();
+    },
+  };
+}
+
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Parses the Prometheus text format (the sample lines; comments are skipped). */
+export function parseExposition(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
+    if (match === null) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const m of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[m[1]!] = m[2]!.replace(/\\(.)/g, (_all, c: string) => (c === "n" ? "\n" : c));
+    }
+    const raw = match[3]!;
+    const value = raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw);
+    out.push({ name: match[1]!, labels, value });
+  }
+  return out;
+}
+
+/** The sample of `name` whose labels include `labels`; throws if several match. */
+export function findSample(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): Sample | undefined {
+  const found = samples.filter(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
+  if (found.length > 1) {
+    throw new Error(`${String(found.length)} samples of ${name} match ${JSON.stringify(labels)}`);
+  }
+  return found[0];
+}
+
+/**
+ * Calls `probe` until it returns something other than undefined/false, and returns that. Gives
+ * up after `timeoutMs` with `what` and the last value in the message. A test waits for an
+ * observable effect this way; the timeout is a safety net, never the thing tested.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
