@@ -1,7 +1,8 @@
 /**
  * `pgcp-exporter demo`: the whole thing with no account. Starts a simulator with live traffic
- * (failures included) and the exporter against it, prints where to look, and stops cleanly on
- * Ctrl-C. State goes to a temporary directory, so every demo starts afresh.
+ * (failures included), the exporter against it, and a local webhook receiver that prints the
+ * alerts in the terminal; prints where to look, and stops cleanly on Ctrl-C. State goes to a
+ * temporary directory, so every demo starts afresh.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveConfig } from "../config/index.js";
 import { startSimulator } from "../simulator/index.js";
+import { startAlertPrinter } from "./alert-printer.js";
 import { startExporter } from "./run.js";
 import type { Command } from "./index.js";
 
@@ -86,14 +88,19 @@ export const demoCommand: Command = {
       process.stderr.write(`pgcp-exporter demo: ${error.message}\n`);
       return 2;
     }
-    const exporter = await startExporter(config);
+    const printer = await startAlertPrinter((line) => process.stderr.write(line + "\n"));
+    const exporter = await startExporter(config, {
+      env: { PGCP_WEBHOOK_URL: printer.url, PGCP_WEBHOOK_SECRET: printer.secret },
+    });
     process.stderr.write(
       [
         "",
         "pgcp-exporter demo is running:",
+        `  status:     ${exporter.server.url}/`,
         `  metrics:    ${exporter.server.url}/metrics`,
         `  health:     ${exporter.server.url}/healthz, ${exporter.server.url}/readyz`,
         `  simulator:  ${simulator.apiUrl} (API key "${DEMO_KEY}")`,
+        `  alerts:     printed below as they arrive (a signed webhook to ${printer.url})`,
         `  state:      ${stateDir}`,
         "Press Ctrl-C to stop.",
         "",
@@ -109,6 +116,7 @@ export const demoCommand: Command = {
       });
     });
     await exporter.stop();
+    await printer.close();
     await simulator.close();
     await rm(stateDir, { recursive: true, force: true });
     process.stderr.write("demo stopped\n");

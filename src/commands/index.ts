@@ -2,6 +2,7 @@
  * Command dispatch for the `pgcp-exporter` CLI. Each command is a module with a `run(argv)`
  * that returns an exit code, or undefined for a command that keeps running until a signal.
  */
+import { checkConfigCommand } from "./check-config.js";
 import { demoCommand } from "./demo.js";
 import { runCommand as runExporterCommand } from "./run.js";
 import { simulateCommand } from "./simulate.js";
@@ -12,7 +13,12 @@ export interface Command {
   run(argv: string[]): Promise<number | undefined>;
 }
 
-const COMMANDS: readonly Command[] = [runExporterCommand, demoCommand, simulateCommand];
+const COMMANDS: readonly Command[] = [
+  runExporterCommand,
+  checkConfigCommand,
+  demoCommand,
+  simulateCommand,
+];
 
 export function usage(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(14)} ${c.summary}`);

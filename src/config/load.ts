@@ -33,19 +33,22 @@ export const ENVIRONMENT: readonly {
   {
     name: "PGCP_PROJECTS",
     path: ["projects"],
-    parse: (v) =>
-      v.trim() === "all"
-        ? "all"
-        : v
-            .split(",")
-            .map((s) => s.trim())
-            .filter((s) => s.length > 0),
+    parse: parseProjectList,
   },
   { name: "PGCP_STATE_DIR", path: ["state", "dir"] },
   { name: "PGCP_LISTEN", path: ["listen"] },
   { name: "PGCP_POLL_INTERVAL", path: ["poll", "interval"] },
   { name: "PGCP_LOG_LEVEL", path: ["log", "level"] },
 ];
+
+/** `all`, or a comma-separated list of project ids (blanks ignored). */
+export function parseProjectList(text: string): "all" | string[] {
+  if (text.trim() === "all") return "all";
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
 
 export interface LoadOptions {
   /** Path of the YAML file; none means environment and overrides only. */
@@ -77,7 +80,8 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
 
 /** Merges layers (later wins) and validates the result. */
 export function resolveConfig(source: string, layers: readonly RawConfig[]): Config {
-  const merged = layers.reduce<RawConfig>((acc, layer) => deepMerge(acc, layer), {});
+  // An absent `api` section is an empty one, so that a missing key is reported as api.key.
+  const merged = layers.reduce<RawConfig>((acc, layer) => deepMerge(acc, layer), { api: {} });
   const result = configSchema.safeParse(merged);
   if (!result.success) throw new ConfigError(source, describeIssues(result.error));
   return result.data;

@@ -16,7 +16,12 @@ const apiSchema = z
   .object({
     url: z.url({ protocol: /^https?$/ }).default(DEFAULT_API_URL),
     /** Never written in the file in production: set PGCP_API_KEY. */
-    key: z.string().min(1, "is required (set PGCP_API_KEY)"),
+    key: z
+      .string({
+        error: (issue) =>
+          issue.input === undefined ? "is required (set PGCP_API_KEY)" : "must be a string",
+      })
+      .min(1, "is required (set PGCP_API_KEY)"),
     requestsPerMinute: z.number().positive().default(700),
     burstPerSecond: z.number().positive().default(40),
     concurrency: z.number().int().positive().default(8),
@@ -168,10 +173,11 @@ export const configSchema = z
         level: z
           .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
           .default("info"),
-        format: z.enum(["json", "pretty"]).default("json"),
+        /** auto: pretty when standard output is a terminal, else JSON lines. */
+        format: z.enum(["auto", "json", "pretty"]).default("auto"),
       })
       .strict()
-      .default({ level: "info", format: "json" }),
+      .default({ level: "info", format: "auto" }),
   })
   .strict();
 

@@ -229,7 +229,7 @@ describe("operation metrics", () => {
     );
     expect(family(await render(metrics), "pgcp_operation_retries_total")).toEqual(
       lines(`
-        # HELP pgcp_operation_retries_total Retries of failed operations by the service (growth of failures_count).
+        # HELP pgcp_operation_retries_total Retries of failed operations by the service: failures it moved on from (failures_count, less a failure the operation still sits in).
         # TYPE pgcp_operation_retries_total counter
         pgcp_operation_retries_total{project="p-1",action="apply_config"} 3
         pgcp_operation_retries_total{project="p-1",action="start_compute"} 1

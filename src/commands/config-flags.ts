@@ -1,0 +1,105 @@
+/**
+ * The configuration flags shared by `run` and `check-config`, and loading the configuration
+ * from them: file, environment, then flags. Problems are printed by path, never as a stack.
+ */
+import { parseArgs } from "node:util";
+import {
+  ConfigError,
+  loadConfig,
+  parseProjectList,
+  resolveSinks,
+  type Config,
+  type RawConfig,
+  type ResolvedSink,
+} from "../config/index.js";
+
+export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file (see config/pgcp-exporter.example.yaml)
+  --api-url URL        API base address (env PGCP_API_URL; default the real API)
+  --projects LIST      comma-separated project ids, or "all" (env PGCP_PROJECTS)
+  --state-dir DIR      where project state files live (env PGCP_STATE_DIR; default ./state)
+  --listen ADDR        host:port or :port of the HTTP server (env PGCP_LISTEN; default :9642)
+  --poll-interval SEC  base poll interval (env PGCP_POLL_INTERVAL; default 30)
+  --log-level LEVEL    trace, debug, info, warn, error (env PGCP_LOG_LEVEL; default info)
+  --log-format FORMAT  json, pretty, or auto (pretty in a terminal; the default)
+
+Secrets are read from the environment only: PGCP_API_KEY, PGCP_SLACK_WEBHOOK_URL,
+PGCP_WEBHOOK_URL, PGCP_WEBHOOK_SECRET.
+Precedence: configuration file, then environment variables, then flags.`;
+
+const CONFIG_FLAGS = {
+  config: { type: "string" },
+  "api-url": { type: "string" },
+  projects: { type: "string" },
+  "state-dir": { type: "string" },
+  listen: { type: "string" },
+  "poll-interval": { type: "string" },
+  "log-level": { type: "string" },
+  "log-format": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type FlagValues = Partial<Record<string, string | boolean>>;
+
+/** Command-line flags as a configuration layer. */
+function overridesFrom(values: FlagValues): RawConfig {
+  const out: RawConfig = {};
+  if (typeof values["api-url"] === "string") out.api = { url: values["api-url"] };
+  if (typeof values.projects === "string") out.projects = parseProjectList(values.projects);
+  if (typeof values["state-dir"] === "string") out.state = { dir: values["state-dir"] };
+  if (typeof values.listen === "string") out.listen = values.listen;
+  if (typeof values["poll-interval"] === "string") {
+    out.poll = { interval: values["poll-interval"] };
+  }
+  const log: RawConfig = {};
+  if (typeof values["log-level"] === "string") log.level = values["log-level"];
+  if (typeof values["log-format"] === "string") log.format = values["log-format"];
+  if (Object.keys(log).length > 0) out.log = log;
+  return out;
+}
+
+export type LoadedFromArgs =
+  | {
+      readonly kind: "loaded";
+      readonly config: Config;
+      readonly sinks: ResolvedSink[];
+      readonly flags: FlagValues;
+    }
+  | { readonly kind: "exit"; readonly code: number };
+
+/**
+ * Parses the command line (the configuration flags plus `extra` boolean flags), loads and
+ * validates the configuration and the sinks' secrets. Prints usage or problems and answers
+ * an exit code when it cannot.
+ */
+export async function loadFromArgs(
+  command: string,
+  help: string,
+  argv: string[],
+  extra: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedFromArgs> {
+  let values: FlagValues;
+  try {
+    const options = {
+      ...CONFIG_FLAGS,
+      ...Object.fromEntries(extra.map((name) => [name, { type: "boolean" as const }])),
+    };
+    ({ values } = parseArgs({ args: argv, options, strict: true }));
+  } catch (error) {
+    process.stderr.write(`pgcp-exporter ${command}: ${(error as Error).message}\n\n${help}\n`);
+    return { kind: "exit", code: 2 };
+  }
+  if (values.help === true) {
+    process.stdout.write(help + "\n");
+    return { kind: "exit", code: 0 };
+  }
+  try {
+    const file = typeof values.config === "string" ? values.config : undefined;
+    const config = await loadConfig({ file, env, overrides: overridesFrom(values) });
+    return { kind: "loaded", config, sinks: resolveSinks(config, env), flags: values };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`pgcp-exporter: ${error.message}\n`);
+    return { kind: "exit", code: 2 };
+  }
+}

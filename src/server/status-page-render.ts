@@ -1,0 +1,314 @@
+/**
+ * Renders the status page: a pure function from the view model to one small HTML document with
+ * an inline stylesheet and no script. Every dynamic value goes through `escapeHtml` (operation
+ * error texts come from outside); the page refreshes itself every 10 seconds.
+ */
+import type {
+  DeadLetterView,
+  FailureView,
+  OpenOperationView,
+  ProjectHealth,
+  SinkStatus,
+  StatusProject,
+  StatusView,
+} from "./status-page-view.js";
+
+/** Seconds between the page's own refreshes. */
+export const REFRESH_SECONDS = 10;
+
+const HEALTH_LABELS: Readonly<Record<ProjectHealth, string>> = {
+  blocked: "blocked",
+  poll_failing: "poll failing",
+  catching_up: "catching up",
+  waiting: "waiting for first poll",
+  ok: "ok",
+};
+
+const STYLE = `
+:root{color-scheme:light dark;--bad:#c62828;--warn:#b26a00;--ok:#2e7d32;--muted:#777;--line:#8884}
+body{font:14px/1.4 system-ui,sans-serif;margin:1rem 1.5rem;max-width:110rem}
+h1{font-size:1.4rem;margin:0 0 .25rem}h1 small{font-weight:normal;color:var(--muted)}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid var(--line)}
+th{font-weight:600}td.num,th.num{text-align:right}
+ul{margin:.2rem 0;padding-left:1.1rem}
+code{font:12px ui-monospace,monospace;word-break:break-all}
+.project-id{white-space:nowrap;word-break:normal}
+.muted,.note{color:var(--muted)}.note{margin:.4rem 0}
+.badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;color:#fff;background:var(--muted);white-space:nowrap}
+.badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
+.counts{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}
+.counts b{font-size:1.2rem}.counts .bad b{color:var(--bad)}.counts .warn b{color:var(--warn)}
+.stuck{color:var(--bad);font-weight:600}
+.error{white-space:pre-wrap;word-break:break-word;color:var(--bad)}
+.banner{border:1px solid var(--bad);padding:.5rem;border-radius:.3rem}
+nav a{margin-right:1rem}
+`;
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(value: string | number): string {
+  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** `2025-01-01 00:00:05Z`, or an em dash for a time that is not one. */
+export function formatTime(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  const date = new Date(ms);
+  if (Number.isNaN(date.getTime())) return "—";
+  return date
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+/** A short duration: `4 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const d = Math.floor(h / 24);
+  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
+}
+
+function time(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  const iso = new Date(ms).toISOString();
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatTime(ms))}</time>`;
+}
+
+/** A time and how long ago it was. */
+function timeAgo(ms: number, nowMs: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  const ago = nowMs - ms;
+  const age = ago < 0 ? "in the future" : `${formatDuration(ago)} ago`;
+  return `${time(ms)} <span class="muted">(${escapeHtml(age)})</span>`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function renderStatusPage(view: StatusView): string {
+  const reason = view.notReadyReason;
+  const readiness =
+    reason === undefined
+      ? `<span id="readiness" class="badge ok">ready</span>`
+      : `<span id="readiness" class="badge bad">not ready</span> <span class="muted">${escapeHtml(reason)}</span>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
+<title>pgcp-exporter status</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<h1>pgcp-exporter <small id="version">${escapeHtml(view.version)}</small></h1>
+<p>API <code id="api-url">${escapeHtml(view.apiUrl)}</code> · ${readiness} · generated ${time(view.generatedAtMs)}</p>
+<nav><a href="metrics">/metrics</a><a href="healthz">/healthz</a><a href="readyz">/readyz</a></nav>
+</header>
+<main>
+${renderDiscovery(view)}${renderSummary(view)}
+${renderProjects(view)}
+${renderOutbox(view)}
+${renderDeadLetters(view)}
+</main>
+<footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
+</body>
+</html>
+`;
+}
+
+function renderDiscovery(view: StatusView): string {
+  const d = view.discoveryError;
+  if (d === undefined) return "";
+  return `<p class="banner" id="discovery-error">Project discovery failed ${timeAgo(d.atMs, view.generatedAtMs)}; the previous list of projects stays: <span class="error">${escapeHtml(d.message)}</span></p>\n`;
+}
+
+function renderSummary(view: StatusView): string {
+  const c = view.counts;
+  const item = (id: string, n: number, label: string, tone: "" | "bad" | "warn" = "") =>
+    `<li id="count-${id}"${n > 0 && tone !== "" ? ` class="${tone}"` : ""}><b>${escapeHtml(n)}</b> ${escapeHtml(label)}</li>`;
+  return `<section id="summary">
+<h2>Summary</h2>
+<ul class="counts">
+${item("projects", c.projects, c.projects === 1 ? "project" : "projects")}
+${item("ok", c.health.ok, "ok")}
+${item("blocked", c.health.blocked, "blocked", "bad")}
+${item("poll-failing", c.health.poll_failing, "poll failing", "bad")}
+${item("catching-up", c.health.catching_up, "catching up", "warn")}
+${item("waiting", c.health.waiting, "waiting for first poll", "warn")}
+${item("recently-failing", c.recentlyFailing, "with failures in the last hour", "warn")}
+${item("open", c.open, c.open === 1 ? "open operation" : "open operations")}
+${item("stuck", c.stuck, "stuck", "bad")}
+${item("pending", c.pending, c.pending === 1 ? "alert pending" : "alerts pending", "warn")}
+${item("dead-letters", c.deadLetters, c.deadLetters === 1 ? "dead letter" : "dead letters", "bad")}
+</ul>
+</section>`;
+}
+
+function renderProjects(view: StatusView): string {
+  if (view.counts.projects === 0) {
+    return `<section id="projects">
+<h2>Projects</h2>
+<p class="note" id="no-projects">No project is watched yet.</p>
+</section>`;
+  }
+  const rows = view.projects.map((p) => renderProject(p, view.generatedAtMs)).join("\n");
+  const note =
+    view.projectsOmitted > 0
+      ? `<p class="note" id="projects-omitted">Showing ${escapeHtml(view.projects.length)} of ${escapeHtml(view.counts.projects)} projects: blocked and failing ones first, then those with stuck operations or failures in the last hour, then the rest. The other ${escapeHtml(view.projectsOmitted)} are counted in the summary; <a href="metrics">/metrics</a> has every project.</p>`
+      : "";
+  return `<section id="projects">
+<h2>Projects</h2>
+<table>
+<thead><tr><th>Project</th><th>Status</th><th>Last successful poll</th><th>Open operations</th><th>Recent failures</th><th>Alerts</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+${note}
+</section>`;
+}
+
+function healthBadge(health: ProjectHealth): string {
+  const tone =
+    health === "ok" ? "ok" : health === "blocked" || health === "poll_failing" ? "bad" : "warn";
+  return `<span class="badge ${tone}">${escapeHtml(HEALTH_LABELS[health])}</span>`;
+}
+
+function renderProject(p: StatusProject, nowMs: number): string {
+  let status = healthBadge(p.health);
+  if (p.blocked !== undefined) {
+    status += `<div class="blocked">state file <code>${escapeHtml(p.blocked.file)}</code>: ${escapeHtml(p.blocked.problem)}. The project is not polled until the file is moved aside.</div>`;
+  }
+  if (p.failing !== undefined) {
+    const what = p.failing.commit ? "commit" : "poll";
+    status += `<div class="failing">${escapeHtml(plural(p.failing.count, `failed ${what}`))} in a row since ${timeAgo(p.failing.sinceMs, nowMs)}: <span class="error">${escapeHtml(p.failing.message)}</span></div>`;
+  }
+  const lastSuccess =
+    p.lastSuccessMs === undefined
+      ? `<span class="muted">never</span>`
+      : timeAgo(p.lastSuccessMs, nowMs) +
+        (p.lastSuccessBeforeStart
+          ? ` <span class="muted">(last commit before this start)</span>`
+          : "");
+  return `<tr data-project="${escapeHtml(p.projectId)}" data-health="${escapeHtml(p.health)}">
+<td><code class="project-id">${escapeHtml(p.projectId)}</code></td>
+<td class="status">${status}</td>
+<td class="last-poll">${lastSuccess}</td>
+<td class="open">${renderOpen(p, nowMs)}</td>
+<td class="failures">${renderFailures(p, nowMs)}</td>
+<td class="alerts">${renderAlertCounts(p)}</td>
+</tr>`;
+}
+
+function renderOpen(p: StatusProject, nowMs: number): string {
+  if (p.openCount === 0) return `<span class="muted">none</span>`;
+  const head = `<span class="count">${escapeHtml(p.openCount)}</span>${p.stuckCount > 0 ? ` <span class="stuck">(${escapeHtml(p.stuckCount)} stuck)</span>` : ""}`;
+  const items = p.open.map((op) => renderOpenOperation(op, nowMs)).join("");
+  const more = p.openCount - p.open.length;
+  return `${head}<ul>${items}</ul>${more > 0 ? `<span class="muted">and ${escapeHtml(more)} more</span>` : ""}`;
+}
+
+function renderOpenOperation(op: OpenOperationView, nowMs: number): string {
+  return `<li class="operation${op.stuck ? " stuck" : ""}" data-operation="${escapeHtml(op.id)}">${op.stuck ? "STUCK " : ""}<span class="action">${escapeHtml(op.action)}</span> <span class="op-status">${escapeHtml(op.status)}</span> for ${escapeHtml(formatDuration(nowMs - op.createdAtMs))} <code>${escapeHtml(op.id)}</code></li>`;
+}
+
+function renderFailures(p: StatusProject, nowMs: number): string {
+  if (p.failureCount === 0) return `<span class="muted">none</span>`;
+  const items = p.failures.map((f) => renderFailure(f, nowMs)).join("");
+  const more = p.failureCount - p.failures.length;
+  return `<span class="count">${escapeHtml(p.failureCount)}</span><ul>${items}</ul>${more > 0 ? `<span class="muted">and ${escapeHtml(more)} older</span>` : ""}`;
+}
+
+function renderFailure(f: FailureView, nowMs: number): string {
+  const retries =
+    f.failuresCount > 1
+      ? ` <span class="muted">(${escapeHtml(plural(f.failuresCount, "failure"))})</span>`
+      : "";
+  const error = f.error === undefined ? "" : `<div class="error">${escapeHtml(f.error)}</div>`;
+  return `<li class="failure" data-operation="${escapeHtml(f.operationId)}">${timeAgo(f.atMs, nowMs)} <span class="action">${escapeHtml(f.action)}</span> <span class="op-status">${escapeHtml(f.status)}</span>${retries} <code>${escapeHtml(f.operationId)}</code>${error}</li>`;
+}
+
+function renderAlertCounts(p: StatusProject): string {
+  const parts = [`${escapeHtml(p.pending)} pending`, `${escapeHtml(p.deadLetters)} dead-lettered`];
+  if (p.droppedAlerts > 0)
+    parts.push(`<span class="stuck">${escapeHtml(p.droppedAlerts)} dropped (outbox full)</span>`);
+  return parts.join(" · ");
+}
+
+function renderOutbox(view: StatusView): string {
+  if (view.sinks.length === 0) {
+    return `<section id="outbox">
+<h2>Alert outbox</h2>
+<p class="note" id="no-sinks">No sink is configured: alerts are not sent.</p>
+</section>`;
+  }
+  const rows = view.sinks.map((s) => renderSink(s, view.generatedAtMs)).join("\n");
+  return `<section id="outbox">
+<h2>Alert outbox</h2>
+<table>
+<thead><tr><th>Sink</th><th>Kind</th><th class="num">Pending</th><th>Oldest pending</th><th class="num">Dead letters</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
+}
+
+function renderSink(s: SinkStatus, nowMs: number): string {
+  return `<tr data-sink="${escapeHtml(s.name)}">
+<td class="sink-name">${escapeHtml(s.name)}</td>
+<td>${s.kind === undefined ? `<span class="muted">not configured</span>` : escapeHtml(s.kind)}</td>
+<td class="num pending">${escapeHtml(s.pending)}</td>
+<td class="oldest">${s.oldestPendingMs === undefined ? `<span class="muted">—</span>` : timeAgo(s.oldestPendingMs, nowMs)}</td>
+<td class="num dead">${escapeHtml(s.deadLetters)}</td>
+</tr>`;
+}
+
+function renderDeadLetters(view: StatusView): string {
+  if (view.deadLetters.length === 0) {
+    return `<section id="dead-letters">
+<h2>Dead letters</h2>
+<p class="note" id="no-dead-letters">None.</p>
+</section>`;
+  }
+  const rows = view.deadLetters.map((d) => renderDeadLetter(d, view.generatedAtMs)).join("\n");
+  const more = view.counts.deadLetters - view.deadLetters.length;
+  return `<section id="dead-letters">
+<h2>Dead letters</h2>
+<table>
+<thead><tr><th>When</th><th>Sink</th><th>Reason</th><th>Project</th><th>Alert</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+${more > 0 ? `<p class="note">The ${escapeHtml(view.deadLetters.length)} most recent of ${escapeHtml(view.counts.deadLetters)}.</p>` : ""}
+</section>`;
+}
+
+function renderDeadLetter(d: DeadLetterView, nowMs: number): string {
+  return `<tr class="dead-letter" data-sink="${escapeHtml(d.sink)}">
+<td>${timeAgo(d.atMs, nowMs)}</td>
+<td class="sink-name">${escapeHtml(d.sink)}</td>
+<td class="reason">${escapeHtml(d.reason)}</td>
+<td><code>${escapeHtml(d.projectId)}</code></td>
+<td>${escapeHtml(d.alertKind)}: <span class="action">${escapeHtml(d.action)}</span> <span class="op-status">${escapeHtml(d.status)}</span> <code>${escapeHtml(d.operationId)}</code></td>
+</tr>`;
+}

@@ -1,0 +1,646 @@
+/**
+ * The status page's view model: a plain, bounded snapshot of what the exporter knows, built
+ * from the daemon (committed states, blocked projects) and from a `StatusTracker` that follows
+ * the daemon's reports (last successful poll, poll failures, recent operation failures).
+ *
+ * Cost: one pass over the watched projects per rendering. What a project's committed state says
+ * (open operations, outbox, dead letters) is summarised once per state object (states are
+ * immutable and replaced on every commit), so an unchanged project costs a lookup. Lists are
+ * capped (see `STATUS_LIMITS`): the rows shown are the projects with problems first, then the
+ * rest in the daemon's order, up to `projectRows`.
+ *
+ * Secrets: the view never holds the API key, sink URLs or signing secrets. It gets the sinks'
+ * names only, the API URL without credentials or query, and free texts from outside (operation
+ * errors, poll errors) pass through a redactor that knows the secrets, as a last line of defence.
+ */
+import { isEndStatus } from "../contract/index.js";
+import type { DaemonObserver } from "../daemon/observer.js";
+import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
+import type { ProjectStatus, PollResult } from "../sync/index.js";
+
+/** The bounds that keep the page (and the tracker's memory) small at any number of projects. */
+export interface StatusLimits {
+  /** Recent failures remembered per project (newest kept). */
+  readonly failuresKept: number;
+  /** Project rows rendered; the others are counted in the summary only. */
+  readonly projectRows: number;
+  /** Open operations listed per project row. */
+  readonly openShown: number;
+  /** Recent failures listed per project row. */
+  readonly failuresShown: number;
+  /** Most recent dead letters listed (all projects). */
+  readonly deadLettersShown: number;
+  /** Longest free text (error messages) shown, in characters. */
+  readonly textChars: number;
+  /** A project whose newest failure is younger than this is listed among the problems. */
+  readonly recentFailureMs: number;
+}
+
+export const STATUS_LIMITS: StatusLimits = {
+  failuresKept: 20,
+  projectRows: 200,
+  openShown: 5,
+  failuresShown: 5,
+  deadLettersShown: 10,
+  textChars: 500,
+  recentFailureMs: 3_600_000,
+};
+
+/** Where a project stands, worst first. */
+export type ProjectHealth = "blocked" | "poll_failing" | "catching_up" | "waiting" | "ok";
+
+export const PROJECT_HEALTHS: readonly ProjectHealth[] = [
+  "blocked",
+  "poll_failing",
+  "catching_up",
+  "waiting",
+  "ok",
+];
+
+/** An operation that arrived at `failed` or `error`, as a poll found it. */
+export interface FailureView {
+  readonly operationId: string;
+  readonly action: string;
+  readonly status: string;
+  readonly failuresCount: number;
+  /** The operation's error text (from outside: escape it). */
+  readonly error: string | undefined;
+  /** When the operation failed, as the API reports it (epoch ms). */
+  readonly atMs: number;
+  /** When the exporter found out (epoch ms). */
+  readonly detectedAtMs: number;
+}
+
+export interface OpenOperationView {
+  readonly id: string;
+  readonly action: string;
+  readonly status: string;
+  readonly createdAtMs: number;
+  readonly stuck: boolean;
+}
+
+export interface StatusProject {
+  readonly projectId: string;
+  readonly health: ProjectHealth;
+  /** Blocked: the state file and what is wrong with it. */
+  readonly blocked: { readonly file: string; readonly problem: StateFileProblem } | undefined;
+  /** Poll (or commit) failing: since when, how many times in a row, the latest error. */
+  readonly failing:
+    | {
+        readonly sinceMs: number;
+        readonly count: number;
+        readonly message: string;
+        readonly commit: boolean;
+      }
+    | undefined;
+  /** The latest successful poll (epoch ms), if any. */
+  readonly lastSuccessMs: number | undefined;
+  /** `lastSuccessMs` is the state file's last commit, from before this process started. */
+  readonly lastSuccessBeforeStart: boolean;
+  readonly openCount: number;
+  readonly stuckCount: number;
+  /** Stuck first, then oldest first; capped. */
+  readonly open: readonly OpenOperationView[];
+  /** Failures remembered (at most `failuresKept`). */
+  readonly failureCount: number;
+  /** Newest first; capped. */
+  readonly failures: readonly FailureView[];
+  /** Outbox entries still pending for some sink. */
+  readonly pending: number;
+  readonly deadLetters: number;
+  /** New alerts dropped because the outbox was full (since start). */
+  readonly droppedAlerts: number;
+}
+
+export interface SinkStatus {
+  readonly name: string;
+  /** Undefined for a sink that is not configured (any more) but still has pending alerts. */
+  readonly kind: string | undefined;
+  readonly pending: number;
+  readonly oldestPendingMs: number | undefined;
+  readonly deadLetters: number;
+}
+
+export interface DeadLetterView {
+  readonly projectId: string;
+  readonly sink: string;
+  readonly reason: string;
+  readonly atMs: number;
+  readonly alertKind: string;
+  readonly operationId: string;
+  readonly action: string;
+  readonly status: string;
+}
+
+export interface StatusCounts {
+  readonly projects: number;
+  readonly health: Readonly<Record<ProjectHealth, number>>;
+  readonly open: number;
+  readonly stuck: number;
+  /** Projects with a failure younger than `recentFailureMs`. */
+  readonly recentlyFailing: number;
+  readonly pending: number;
+  readonly deadLetters: number;
+}
+
+export interface StatusView {
+  readonly generatedAtMs: number;
+  readonly version: string;
+  /** The API base URL without credentials, query or fragment. */
+  readonly apiUrl: string;
+  /** Why the exporter is not ready, or undefined when it is. */
+  readonly notReadyReason: string | undefined;
+  readonly discoveryError: { readonly atMs: number; readonly message: string } | undefined;
+  readonly counts: StatusCounts;
+  /** Problems first; at most `limits.projectRows`. */
+  readonly projects: readonly StatusProject[];
+  /** Watched projects not in `projects`. */
+  readonly projectsOmitted: number;
+  readonly sinks: readonly SinkStatus[];
+  /** Newest first; at most `limits.deadLettersShown`. */
+  readonly deadLetters: readonly DeadLetterView[];
+  readonly limits: StatusLimits;
+}
+
+/** What the view reads from the daemon (`Daemon` satisfies it). */
+export interface StatusSource {
+  projects(): readonly string[];
+  project(
+    projectId: string,
+  ): { readonly status: ProjectStatus; readonly state: ProjectState | undefined } | undefined;
+}
+
+/** What the tracker remembers about one project. */
+export interface TrackedProject {
+  readonly lastSuccessMs: number | undefined;
+  readonly lastSuccessBeforeStart: boolean;
+  readonly failing:
+    | {
+        readonly sinceMs: number;
+        readonly count: number;
+        readonly error: unknown;
+        readonly commit: boolean;
+      }
+    | undefined;
+  /** Newest first, at most `failuresKept`. */
+  readonly failures: readonly FailureView[];
+  readonly droppedAlerts: number;
+}
+
+type MutableTracked = { -readonly [K in keyof TrackedProject]: TrackedProject[K] };
+
+/**
+ * Follows the daemon's reports for the status page: per project, the latest successful poll,
+ * the current run of poll failures and a bounded list of recent operation failures. Memory is
+ * O(projects × failuresKept); forgotten projects are dropped.
+ */
+export class StatusTracker implements DaemonObserver {
+  readonly #projects = new Map<string, MutableTracked>();
+  readonly #now: () => number;
+  readonly #failuresKept: number;
+  #discoveryError: { atMs: number; error: unknown } | undefined;
+
+  constructor(options: { now?: () => number; failuresKept?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#failuresKept = options.failuresKept ?? STATUS_LIMITS.failuresKept;
+  }
+
+  get(projectId: string): TrackedProject | undefined {
+    return this.#projects.get(projectId);
+  }
+
+  get discoveryError(): { readonly atMs: number; readonly error: unknown } | undefined {
+    return this.#discoveryError;
+  }
+
+  projectsChanged(projectIds: readonly string[]): void {
+    const wanted = new Set(projectIds);
+    for (const id of this.#projects.keys()) if (!wanted.has(id)) this.#projects.delete(id);
+    this.#discoveryError = undefined;
+  }
+
+  stateLoaded(projectId: string, state: ProjectState): void {
+    const p = this.#project(projectId);
+    if (p.lastSuccessMs === undefined) {
+      p.lastSuccessMs = state.committedAtMs;
+      p.lastSuccessBeforeStart = true;
+    }
+    // Failed operations still watched for a retry are the failures known from before the start.
+    const known = state.tracked
+      .filter((t) => t.failed && (t.status === "failed" || t.status === "error"))
+      .map((t): FailureView => ({
+        operationId: t.id,
+        action: t.action,
+        status: t.status,
+        failuresCount: t.failuresCount,
+        error: t.error,
+        atMs: t.updatedAtMs,
+        detectedAtMs: t.updatedAtMs,
+      }))
+      .sort((a, b) => a.atMs - b.atMs);
+    // Oldest first: each goes to the front, so the newest ends first.
+    for (const failure of known) this.#remember(p, failure);
+  }
+
+  committed(projectId: string, result: PollResult): void {
+    const p = this.#project(projectId);
+    const now = this.#now();
+    p.lastSuccessMs = now;
+    p.lastSuccessBeforeStart = false;
+    p.failing = undefined;
+    for (const t of result.transitions) {
+      if (t.kind !== "ended" || (t.status !== "failed" && t.status !== "error")) continue;
+      this.#remember(p, {
+        operationId: t.op.id,
+        action: t.op.action,
+        status: t.status,
+        failuresCount: t.op.failuresCount,
+        error: t.op.error,
+        atMs: t.op.updatedAtMs,
+        detectedAtMs: now,
+      });
+    }
+  }
+
+  pollFailed(projectId: string, error: unknown): void {
+    this.#failed(projectId, error, false);
+  }
+
+  commitFailed(projectId: string, error: unknown): void {
+    this.#failed(projectId, error, true);
+  }
+
+  discoveryFailed(error: unknown): void {
+    this.#discoveryError = { atMs: this.#now(), error };
+  }
+
+  alertsDropped(projectId: string, count: number): void {
+    this.#project(projectId).droppedAlerts += count;
+  }
+
+  #failed(projectId: string, error: unknown, commit: boolean): void {
+    const p = this.#project(projectId);
+    const now = this.#now();
+    p.failing = {
+      sinceMs: p.failing?.sinceMs ?? now,
+      count: (p.failing?.count ?? 0) + 1,
+      error,
+      commit,
+    };
+  }
+
+  /** Adds a failure at the front, unless the same failure is already remembered. */
+  #remember(p: MutableTracked, failure: FailureView): void {
+    const same = p.failures.some(
+      (f) =>
+        f.operationId === failure.operationId &&
+        f.status === failure.status &&
+        f.failuresCount === failure.failuresCount &&
+        f.atMs === failure.atMs,
+    );
+    if (same) return;
+    p.failures = [failure, ...p.failures].slice(0, this.#failuresKept);
+  }
+
+  #project(projectId: string): MutableTracked {
+    let p = this.#projects.get(projectId);
+    if (p === undefined) {
+      p = {
+        lastSuccessMs: undefined,
+        lastSuccessBeforeStart: false,
+        failing: undefined,
+        failures: [],
+        droppedAlerts: 0,
+      };
+      this.#projects.set(projectId, p);
+    }
+    return p;
+  }
+}
+
+/** What one committed state says, computed once per state object. */
+interface StateSummary {
+  readonly openCount: number;
+  readonly stuckCount: number;
+  readonly open: readonly OpenOperationView[];
+  readonly pending: number;
+  readonly pendingBySink: ReadonlyMap<string, { count: number; oldestMs: number }>;
+  readonly deadLetters: number;
+  readonly deadBySink: ReadonlyMap<string, number>;
+  /** The newest dead letters, newest first (at most the limit shown). */
+  readonly recentDead: readonly DeadLetter[];
+}
+
+const summaries = new WeakMap<ProjectState, StateSummary>();
+const EMPTY_SUMMARY: StateSummary = {
+  openCount: 0,
+  stuckCount: 0,
+  open: [],
+  pending: 0,
+  pendingBySink: new Map(),
+  deadLetters: 0,
+  deadBySink: new Map(),
+  recentDead: [],
+};
+
+function summarise(state: ProjectState | undefined, limits: StatusLimits): StateSummary {
+  if (state === undefined) return EMPTY_SUMMARY;
+  const cached = summaries.get(state);
+  if (cached !== undefined) return cached;
+  const openOps = state.tracked.filter((t) => !isEndStatus(t.status));
+  const open = openOps
+    .map((t) => ({
+      id: t.id,
+      action: t.action,
+      status: t.status,
+      createdAtMs: t.createdAtMs,
+      stuck: t.stuck,
+    }))
+    .sort((a, b) => Number(b.stuck) - Number(a.stuck) || a.createdAtMs - b.createdAtMs)
+    .slice(0, limits.openShown);
+  const pendingBySink = new Map<string, { count: number; oldestMs: number }>();
+  for (const entry of state.outbox) {
+    for (const sink of entry.pending) {
+      const s = pendingBySink.get(sink);
+      if (s === undefined) pendingBySink.set(sink, { count: 1, oldestMs: entry.createdAtMs });
+      else {
+        s.count += 1;
+        s.oldestMs = Math.min(s.oldestMs, entry.createdAtMs);
+      }
+    }
+  }
+  const deadBySink = new Map<string, number>();
+  for (const d of state.deadLetters) deadBySink.set(d.sink, (deadBySink.get(d.sink) ?? 0) + 1);
+  const summary: StateSummary = {
+    openCount: openOps.length,
+    stuckCount: openOps.filter((t) => t.stuck).length,
+    open,
+    pending: state.outbox.length,
+    pendingBySink,
+    deadLetters: state.deadLetters.length,
+    deadBySink,
+    // Dead letters are appended: the newest are at the end.
+    recentDead: state.deadLetters.slice(-limits.deadLettersShown).reverse(),
+  };
+  summaries.set(state, summary);
+  return summary;
+}
+
+export interface StatusViewOptions {
+  readonly source: StatusSource;
+  readonly tracker: StatusTracker;
+  readonly version: string;
+  readonly apiUrl: string;
+  /** The configured sinks: names and kinds only. */
+  readonly sinks: readonly { readonly name: string; readonly kind: string }[];
+  readonly notReadyReason: () => string | undefined;
+  /** Applied to every free text from outside (error messages, reasons) before it is shown. */
+  readonly redact?: (text: string) => string;
+  readonly now?: () => number;
+  readonly limits?: Partial<StatusLimits>;
+}
+
+/** Builds the page's view: one pass over the watched projects, capped lists. */
+export function statusView(options: StatusViewOptions): StatusView {
+  const limits: StatusLimits = { ...STATUS_LIMITS, ...options.limits };
+  const now = (options.now ?? Date.now)();
+  const redact = options.redact ?? ((text: string) => text);
+  const clean = (text: string): string => truncate(stripControls(redact(text)), limits.textChars);
+  const { source, tracker } = options;
+
+  const health: Record<ProjectHealth, number> = {
+    blocked: 0,
+    poll_failing: 0,
+    catching_up: 0,
+    waiting: 0,
+    ok: 0,
+  };
+  let open = 0;
+  let stuck = 0;
+  let recentlyFailing = 0;
+  let pending = 0;
+  let deadLetters = 0;
+  const sinks = new Map<
+    string,
+    { kind: string | undefined; pending: number; oldestMs: number; dead: number }
+  >();
+  for (const s of options.sinks) {
+    sinks.set(s.name, { kind: s.kind, pending: 0, oldestMs: Infinity, dead: 0 });
+  }
+  const sinkEntry = (name: string) => {
+    let s = sinks.get(name);
+    if (s === undefined) {
+      s = { kind: undefined, pending: 0, oldestMs: Infinity, dead: 0 };
+      sinks.set(name, s);
+    }
+    return s;
+  };
+  const recentDead = new NewestFirst<DeadLetterView>(limits.deadLettersShown);
+
+  // Rows by rank (problems first), each in the daemon's order; only `projectRows` are built.
+  const RANKS = 6;
+  const ranked: { id: string; project: ProjectFacts }[][] = Array.from({ length: RANKS }, () => []);
+  const ids = source.projects();
+  for (const id of ids) {
+    const sync = source.project(id);
+    const state = sync?.state;
+    const tracked = tracker.get(id);
+    const summary = summarise(state, limits);
+    const facts = { sync, state, tracked, summary };
+    const h = healthOf(facts);
+    health[h] += 1;
+    open += summary.openCount;
+    stuck += summary.stuckCount;
+    pending += summary.pending;
+    deadLetters += summary.deadLetters;
+    const newestFailure = tracked?.failures[0];
+    const failedRecently =
+      newestFailure !== undefined && now - newestFailure.detectedAtMs < limits.recentFailureMs;
+    if (failedRecently) recentlyFailing += 1;
+    for (const [name, p] of summary.pendingBySink) {
+      const s = sinkEntry(name);
+      s.pending += p.count;
+      s.oldestMs = Math.min(s.oldestMs, p.oldestMs);
+    }
+    for (const [name, count] of summary.deadBySink) sinkEntry(name).dead += count;
+    for (const d of summary.recentDead) {
+      if (!recentDead.wants(d.atMs)) break;
+      recentDead.add(d.atMs, {
+        projectId: id,
+        sink: d.sink,
+        reason: clean(d.reason),
+        atMs: d.atMs,
+        alertKind: d.alert.kind,
+        operationId: d.alert.operationId,
+        action: d.alert.action,
+        status: d.alert.status,
+      });
+    }
+    const rank =
+      h === "blocked"
+        ? 0
+        : h === "poll_failing"
+          ? 1
+          : summary.stuckCount > 0 || failedRecently
+            ? 2
+            : h === "catching_up"
+              ? 3
+              : h === "waiting"
+                ? 4
+                : 5;
+    ranked[rank]?.push({ id, project: facts });
+  }
+
+  const rows: StatusProject[] = [];
+  for (const bucket of ranked) {
+    for (const { id, project } of bucket) {
+      if (rows.length >= limits.projectRows) break;
+      rows.push(projectRow(id, project, limits, clean));
+    }
+  }
+
+  const discovery = tracker.discoveryError;
+  return {
+    generatedAtMs: now,
+    version: options.version,
+    apiUrl: displayUrl(options.apiUrl),
+    notReadyReason: options.notReadyReason(),
+    discoveryError:
+      discovery === undefined
+        ? undefined
+        : { atMs: discovery.atMs, message: clean(messageOf(discovery.error)) },
+    counts: {
+      projects: ids.length,
+      health,
+      open,
+      stuck,
+      recentlyFailing,
+      pending,
+      deadLetters,
+    },
+    projects: rows,
+    projectsOmitted: ids.length - rows.length,
+    sinks: [...sinks].map(([name, s]) => ({
+      name,
+      kind: s.kind,
+      pending: s.pending,
+      oldestPendingMs: s.pending > 0 ? s.oldestMs : undefined,
+      deadLetters: s.dead,
+    })),
+    deadLetters: recentDead.items(),
+    limits,
+  };
+}
+
+interface ProjectFacts {
+  readonly sync: ReturnType<StatusSource["project"]>;
+  readonly state: ProjectState | undefined;
+  readonly tracked: TrackedProject | undefined;
+  readonly summary: StateSummary;
+}
+
+function healthOf({ sync, state, tracked }: ProjectFacts): ProjectHealth {
+  if (sync?.status.kind === "blocked") return "blocked";
+  if (tracked?.failing !== undefined) return "poll_failing";
+  if (state?.segment != null) return "catching_up";
+  if (tracked?.lastSuccessMs === undefined || tracked.lastSuccessBeforeStart) return "waiting";
+  return "ok";
+}
+
+function projectRow(
+  projectId: string,
+  facts: ProjectFacts,
+  limits: StatusLimits,
+  clean: (text: string) => string,
+): StatusProject {
+  const { sync, tracked, summary } = facts;
+  const blockedError = sync?.status.kind === "blocked" ? sync.status.error : undefined;
+  const failing = tracked?.failing;
+  return {
+    projectId,
+    health: healthOf(facts),
+    blocked:
+      blockedError === undefined
+        ? undefined
+        : { file: clean(blockedError.file), problem: blockedError.problem },
+    failing:
+      failing === undefined
+        ? undefined
+        : {
+            sinceMs: failing.sinceMs,
+            count: failing.count,
+            message: clean(messageOf(failing.error)),
+            commit: failing.commit,
+          },
+    lastSuccessMs: tracked?.lastSuccessMs,
+    lastSuccessBeforeStart: tracked?.lastSuccessBeforeStart ?? false,
+    openCount: summary.openCount,
+    stuckCount: summary.stuckCount,
+    open: summary.open,
+    failureCount: tracked?.failures.length ?? 0,
+    failures: (tracked?.failures ?? []).slice(0, limits.failuresShown).map((f) => ({
+      ...f,
+      error: f.error === undefined ? undefined : clean(f.error),
+    })),
+    pending: summary.pending,
+    deadLetters: summary.deadLetters,
+    droppedAlerts: tracked?.droppedAlerts ?? 0,
+  };
+}
+
+/** Keeps the `limit` items with the largest keys, newest first. */
+class NewestFirst<T> {
+  readonly #items: { key: number; item: T }[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Whether an item with this key would be kept. */
+  wants(key: number): boolean {
+    if (this.limit <= 0) return false;
+    const last = this.#items[this.limit - 1];
+    return last === undefined || key > last.key;
+  }
+
+  add(key: number, item: T): void {
+    if (!this.wants(key)) return;
+    let i = this.#items.length;
+    while (i > 0 && (this.#items[i - 1]?.key ?? Infinity) < key) i -= 1;
+    this.#items.splice(i, 0, { key, item });
+    if (this.#items.length > this.limit) this.#items.pop();
+  }
+
+  items(): T[] {
+    return this.#items.map((e) => e.item);
+  }
+}
+
+/** The message of an error, whatever was thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message === "" ? error.name : error.message;
+  return String(error);
+}
+
+/** The URL without user, password, query or fragment (the API URL is shown, never a key). */
+export function displayUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = "";
+    url.password = "";
+    url.search = "";
+    url.hash = "";
+    return url.href;
+  } catch {
+    return "(not a valid URL)";
+  }
+}
+
+/** Control characters (other than tab and newline) would garble the page: replaced. */
+function stripControls(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "\ufffd");
+}
+
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - 1)) + "…";
+}

@@ -1,0 +1,123 @@
+/**
+ * The status page at `/`: glue between the daemon, the `StatusTracker` (which hears the
+ * daemon's reports) and the pure renderer. Server-rendered HTML, no script, never cached.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRedactor } from "../alerts/sinks/redact.js";
+import type { DaemonObserver } from "../daemon/observer.js";
+import { renderStatusPage } from "./status-page-render.js";
+import {
+  StatusTracker,
+  statusView,
+  type StatusLimits,
+  type StatusSource,
+  type StatusView,
+} from "./status-page-view.js";
+
+export interface StatusPageOptions {
+  /** The daemon, once it exists (the page is created before it, to hear its first reports). */
+  readonly source: () => StatusSource | undefined;
+  readonly version: string;
+  /** The API base URL (shown without credentials or query). */
+  readonly apiUrl: string;
+  /** The configured sinks: names and kinds only (never their URLs). */
+  readonly sinks: readonly { readonly name: string; readonly kind: string }[];
+  readonly notReadyReason: () => string | undefined;
+  /**
+   * Values that must never be shown (API key, sink URLs, signing secrets): removed from any
+   * text from outside as a last line of defence. The page never receives them otherwise.
+   */
+  readonly secrets?: readonly string[];
+  readonly now?: () => number;
+  readonly limits?: Partial<StatusLimits>;
+}
+
+export interface StatusPage {
+  /** Subscribe it to the daemon (`createDaemon({ observers })`). */
+  readonly observer: DaemonObserver;
+  /** The current view model. */
+  view(): StatusView;
+  /** The route handler for `/`. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+const NO_PROJECTS: StatusSource = { projects: () => [], project: () => undefined };
+
+export function createStatusPage(options: StatusPageOptions): StatusPage {
+  const now = options.now ?? Date.now;
+  const tracker = new StatusTracker({
+    now,
+    ...(options.limits?.failuresKept === undefined
+      ? {}
+      : { failuresKept: options.limits.failuresKept }),
+  });
+  const redact = createRedactor((options.secrets ?? []).filter((s) => s !== ""));
+  const view = (): StatusView =>
+    statusView({
+      source: options.source() ?? NO_PROJECTS,
+      tracker,
+      version: options.version,
+      apiUrl: options.apiUrl,
+      sinks: options.sinks,
+      notReadyReason: options.notReadyReason,
+      redact,
+      now,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    });
+  return {
+    observer: tracker,
+    view,
+    handler: (req, res) => {
+      let body: string;
+      try {
+        body = renderStatusPage(view());
+      } catch {
+        res
+          .writeHead(500, {
+            "content-type": "text/plain; charset=utf-8",
+            "cache-control": "no-store",
+          })
+          .end("the status page could not be rendered\n");
+        return;
+      }
+      const buffer = Buffer.from(body, "utf8");
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        "content-length": buffer.length,
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        // The page has no script: nothing injected could run even if escaping ever failed.
+        "content-security-policy":
+          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      });
+      res.end(req.method === "HEAD" ? undefined : buffer);
+    },
+  };
+}
+
+/**
+ * The secrets the page must never show: the API key, each sink's URL (whole, and its path and
+ * query), its signing secret and its custom header values.
+ */
+export function statusPageSecrets(
+  apiKey: string,
+  sinks: readonly {
+    readonly url: string;
+    readonly secret: string | undefined;
+    readonly config: { readonly headers: Readonly<Record<string, string>> };
+  }[],
+): string[] {
+  const out = [apiKey];
+  for (const sink of sinks) {
+    out.push(sink.url, ...Object.values(sink.config.headers));
+    if (sink.secret !== undefined) out.push(sink.secret);
+    try {
+      const url = new URL(sink.url);
+      out.push(url.pathname + url.search);
+    } catch {
+      // Not a URL: the whole value is listed already.
+    }
+  }
+  return out;
+}

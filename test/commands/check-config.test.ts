@@ -1,0 +1,105 @@
+/**
+ * `pgcp-exporter check-config`, run as the built command: problems listed by path with exit 2,
+ * and with --connect one request per project against the simulator.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+
+const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+let sim: TestSimulator;
+let projectId: string;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  projectId = (await sim.sim.createProject({ plan: "free" })).project.id;
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+it("lists every problem by its path and exits 2", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const file = path.join(dir, "config.yaml");
+  await writeFile(
+    file,
+    "projects: [Not_An_Id]\npoll:\n  interval: 0\nsinks:\n  - name: s\n    kind: slack\n",
+  );
+  const run = await cli(["check-config", "--config", file], {});
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("api.key: is required (set PGCP_API_KEY)");
+  expect(run.stderr).toContain("projects[0]: not a project id");
+  expect(run.stderr).toContain("poll.interval: must be greater than zero");
+  expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+});
+
+it("names a missing sink secret without showing any secret", async () => {
+  const run = await cli(["check-config", "--projects", projectId], {
+    PGCP_API_KEY: "secret-key-value",
+    PGCP_WEBHOOK_URL: "not a url with-secret-token",
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("sinks[0].urlEnv: PGCP_WEBHOOK_URL does not hold an http(s) URL");
+  expect(run.stderr + run.stdout).not.toContain("secret");
+});
+
+it("checks the key and each project with one request when asked to connect", async () => {
+  await sim.sim.resetStats();
+  const good = await cli(
+    ["check-config", "--connect", "--api-url", sim.apiUrl, "--projects", projectId],
+    {
+      PGCP_API_KEY: sim.apiKey,
+    },
+  );
+  expect(good.stdout).toContain("configuration is valid");
+  expect(good.stdout).toContain(`ok      ${projectId}`);
+  expect(good.code).toBe(0);
+  expect((await sim.sim.stats()).total).toBe(1);
+
+  const bad = await cli(
+    [
+      "check-config",
+      "--connect",
+      "--api-url",
+      sim.apiUrl,
+      "--projects",
+      `${projectId},no-such-project`,
+    ],
+    { PGCP_API_KEY: sim.apiKey },
+  );
+  expect(bad.code).toBe(1);
+  expect(bad.stdout).toContain(`ok      ${projectId}`);
+  expect(bad.stdout).toMatch(/FAILED {2}no-such-project: .*404/);
+
+  const unauthorised = await cli(
+    ["check-config", "--connect", "--api-url", sim.apiUrl, "--projects", projectId],
+    { PGCP_API_KEY: "wrong-key-123" },
+  );
+  expect(unauthorised.code).toBe(1);
+  expect(unauthorised.stdout).toContain("check PGCP_API_KEY");
+  expect(unauthorised.stdout + unauthorised.stderr).not.toContain("wrong-key-123");
+});

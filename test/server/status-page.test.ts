@@ -1,0 +1,528 @@
+/**
+ * The status page without a browser: the tracker that hears the daemon, the view model built
+ * from it, the pure renderer (escaping, caps, empty states) and the route's HTTP answer.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  StatusTracker,
+  createStatusPage,
+  escapeHtml,
+  formatDuration,
+  renderStatusPage,
+  startServer,
+  statusPageSecrets,
+  statusView,
+  type RunningServer,
+  type StatusSource,
+  type StatusViewOptions,
+} from "../../src/server/index.js";
+import {
+  FakeSource,
+  T0,
+  deadLetter,
+  ended,
+  outboxEntry,
+  pollResult,
+  snapshot,
+  state,
+  trackedOp,
+} from "./support.js";
+
+const NOW = T0 + 3_600_000;
+
+function viewOf(
+  source: StatusSource,
+  tracker: StatusTracker,
+  over: Partial<StatusViewOptions> = {},
+) {
+  return statusView({
+    source,
+    tracker,
+    version: "9.9.9",
+    apiUrl: "https://api.example.test/api/v2",
+    sinks: [{ name: "webhook", kind: "webhook" }],
+    notReadyReason: () => undefined,
+    now: () => NOW,
+    ...over,
+  });
+}
+
+/** The rows of the projects table, in order, by project id. */
+function projectRows(html: string): string[] {
+  return [...html.matchAll(/<tr data-project="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+describe("the status tracker", () => {
+  it("remembers failures newest first, bounded, without repeating one", () => {
+    const tracker = new StatusTracker({ now: () => NOW, failuresKept: 3 });
+    const s = state("p-1");
+    for (let i = 1; i <= 5; i++) {
+      const failure = ended(
+        snapshot({ id: `op-${i}`, updatedAtMs: T0 + i * 1000, error: `e${i}` }),
+      );
+      tracker.committed("p-1", pollResult(s, [failure]));
+      // The same failure reported again (a poll repeated) is not a new one.
+      tracker.committed("p-1", pollResult(s, [failure]));
+    }
+    // Other transitions are not failures.
+    tracker.committed(
+      "p-1",
+      pollResult(s, [
+        { kind: "new", op: snapshot({ id: "op-new", status: "running" }) },
+        {
+          kind: "ended",
+          op: snapshot({ id: "op-ok", status: "finished" }),
+          status: "finished",
+          count: 1,
+          durationSeconds: 2,
+        },
+      ]),
+    );
+    expect(tracker.get("p-1")?.failures.map((f) => f.operationId)).toEqual([
+      "op-5",
+      "op-4",
+      "op-3",
+    ]);
+    expect(tracker.get("p-1")?.failures[0]).toMatchObject({
+      action: "apply_config",
+      status: "failed",
+      error: "e5",
+      atMs: T0 + 5000,
+      detectedAtMs: NOW,
+    });
+  });
+
+  it("tracks the run of poll failures until a poll succeeds", () => {
+    let now = NOW;
+    const tracker = new StatusTracker({ now: () => now });
+    const source = new FakeSource().set("p-1", state("p-1"));
+    tracker.committed("p-1", pollResult(state("p-1")));
+    expect(viewOf(source, tracker).projects[0]?.health).toBe("ok");
+    now += 1000;
+    tracker.pollFailed("p-1", new Error("listOperations answered 500"));
+    now += 1000;
+    tracker.pollFailed("p-1", new Error("listOperations answered 503"));
+    const failing = viewOf(source, tracker).projects[0];
+    expect(failing?.health).toBe("poll_failing");
+    expect(failing?.failing).toEqual({
+      sinceMs: NOW + 1000,
+      count: 2,
+      message: "listOperations answered 503",
+      commit: false,
+    });
+    expect(failing?.lastSuccessMs).toBe(NOW);
+    now += 1000;
+    tracker.committed("p-1", pollResult(state("p-1")));
+    expect(viewOf(source, tracker).projects[0]?.health).toBe("ok");
+    expect(viewOf(source, tracker).projects[0]?.lastSuccessMs).toBe(NOW + 3000);
+  });
+
+  it("starts from a loaded state: its last commit and its failed operations", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    const loaded = state("p-1", {
+      committedAtMs: T0 + 500,
+      tracked: [
+        trackedOp({ id: "op-a", status: "failed", failed: true, updatedAtMs: T0 + 1, error: "a" }),
+        trackedOp({ id: "op-b", status: "failed", failed: true, updatedAtMs: T0 + 2, error: "b" }),
+        trackedOp({ id: "op-c", status: "running", failed: true, failuresCount: 1 }),
+      ],
+    });
+    tracker.stateLoaded("p-1", loaded);
+    const row = viewOf(new FakeSource().set("p-1", loaded), tracker).projects[0]!;
+    expect(row.health).toBe("waiting");
+    expect(row.lastSuccessMs).toBe(T0 + 500);
+    expect(row.lastSuccessBeforeStart).toBe(true);
+    expect(row.failures.map((f) => f.operationId)).toEqual(["op-b", "op-a"]);
+    expect(row.openCount).toBe(1);
+  });
+
+  it("forgets projects no longer watched", () => {
+    const tracker = new StatusTracker();
+    tracker.committed("p-1", pollResult(state("p-1")));
+    tracker.committed("p-2", pollResult(state("p-2")));
+    tracker.projectsChanged(["p-2"]);
+    expect(tracker.get("p-1")).toBeUndefined();
+    expect(tracker.get("p-2")).toBeDefined();
+  });
+});
+
+describe("the status view", () => {
+  it("shows each project's state: blocked, catching up, open and stuck operations, alerts", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    const source = new FakeSource()
+      .set(
+        "p-ok",
+        state("p-ok", {
+          tracked: [
+            trackedOp({ id: "op-young", createdAtMs: NOW - 10_000 }),
+            trackedOp({ id: "op-old", createdAtMs: NOW - 60_000 }),
+            trackedOp({ id: "op-stuck", createdAtMs: NOW - 5_000, stuck: true }),
+            trackedOp({ id: "op-failed", status: "failed", failed: true }),
+          ],
+          outbox: [
+            outboxEntry("a1", ["webhook", "slack"], NOW - 30_000),
+            outboxEntry("a2", ["webhook"], NOW - 60_000),
+          ],
+          deadLetters: [
+            deadLetter("d1", "webhook", "max_age", NOW - 3000),
+            deadLetter("d2", "gone", "client_error", NOW - 2000),
+          ],
+        }),
+      )
+      .set(
+        "p-catching",
+        state("p-catching", { segment: { top: { second: 1, ids: [] }, resumeCursor: "c" } }),
+      )
+      .block("p-blocked", "/var/lib/pgcp/p-blocked.json")
+      .set("p-new", undefined);
+    tracker.committed("p-ok", pollResult(state("p-ok")));
+    tracker.committed("p-catching", pollResult(state("p-catching")));
+    const view = viewOf(source, tracker, {
+      sinks: [
+        { name: "webhook", kind: "webhook" },
+        { name: "slack", kind: "slack" },
+      ],
+    });
+    // Problems first (blocked, then the project with a stuck operation), then the daemon's order.
+    expect(view.projects.map((p) => [p.projectId, p.health])).toEqual([
+      ["p-blocked", "blocked"],
+      ["p-ok", "ok"],
+      ["p-catching", "catching_up"],
+      ["p-new", "waiting"],
+    ]);
+    expect(view.projects[0]?.blocked).toEqual({
+      file: "/var/lib/pgcp/p-blocked.json",
+      problem: "corrupt",
+    });
+    const ok = view.projects[1]!;
+    expect(ok.openCount).toBe(3);
+    expect(ok.stuckCount).toBe(1);
+    expect(ok.open.map((o) => o.id)).toEqual(["op-stuck", "op-old", "op-young"]);
+    expect([ok.pending, ok.deadLetters]).toEqual([2, 2]);
+    expect(view.counts).toMatchObject({
+      projects: 4,
+      open: 3,
+      stuck: 1,
+      pending: 2,
+      deadLetters: 2,
+    });
+    expect(view.counts.health).toEqual({
+      blocked: 1,
+      poll_failing: 0,
+      catching_up: 1,
+      waiting: 1,
+      ok: 1,
+    });
+    expect(view.sinks).toEqual([
+      {
+        name: "webhook",
+        kind: "webhook",
+        pending: 2,
+        oldestPendingMs: NOW - 60_000,
+        deadLetters: 1,
+      },
+      { name: "slack", kind: "slack", pending: 1, oldestPendingMs: NOW - 30_000, deadLetters: 0 },
+      // A sink no longer configured still shows what it left behind.
+      { name: "gone", kind: undefined, pending: 0, oldestPendingMs: undefined, deadLetters: 1 },
+    ]);
+    expect(view.deadLetters.map((d) => [d.sink, d.reason])).toEqual([
+      ["gone", "client_error"],
+      ["webhook", "max_age"],
+    ]);
+  });
+
+  it("keeps only the newest dead letters of all projects", () => {
+    const source = new FakeSource();
+    for (let p = 0; p < 50; p++) {
+      source.set(
+        `p-${p}`,
+        state(`p-${p}`, {
+          deadLetters: Array.from({ length: 20 }, (_, i) =>
+            deadLetter(`d-${p}-${i}`, "webhook", `r-${p}-${i}`, T0 + i * 100 + p),
+          ),
+        }),
+      );
+    }
+    const view = viewOf(source, new StatusTracker(), { limits: { deadLettersShown: 4 } });
+    expect(view.deadLetters.map((d) => d.reason)).toEqual([
+      "r-49-19",
+      "r-48-19",
+      "r-47-19",
+      "r-46-19",
+    ]);
+    expect(view.counts.deadLetters).toBe(1000);
+  });
+
+  it("never holds a secret: no credentials in the API URL, outside texts redacted", () => {
+    const source = new FakeSource().set("p-1", state("p-1"));
+    const page = createStatusPage({
+      source: () => source,
+      version: "1",
+      apiUrl: "https://user:pa55word@api.example.test/api/v2?key=sk-live-SECRET-123#frag",
+      sinks: [{ name: "webhook", kind: "webhook" }],
+      notReadyReason: () => undefined,
+      secrets: statusPageSecrets("sk-live-SECRET-123", [
+        {
+          url: "https://hooks.example/T0/SECRETPATH",
+          secret: "signing-SECRET",
+          config: { headers: {} },
+        },
+      ]),
+      now: () => NOW,
+    });
+    page.observer.committed?.(
+      "p-1",
+      pollResult(state("p-1"), [
+        ended(
+          snapshot({
+            id: "op-1",
+            error: "rejected key sk-live-SECRET-123 for https://hooks.example/T0/SECRETPATH",
+          }),
+        ),
+      ]),
+      0.1,
+    );
+    page.observer.pollFailed?.(
+      "p-1",
+      new Error("auth failed for sk-live-SECRET-123 signing-SECRET"),
+      0.1,
+    );
+    const view = page.view();
+    expect(view.apiUrl).toBe("https://api.example.test/api/v2");
+    const html = renderStatusPage(view);
+    for (const secret of [
+      "sk-live-SECRET-123",
+      "SECRETPATH",
+      "signing-SECRET",
+      "pa55word",
+      "frag",
+    ]) {
+      expect(html).not.toContain(secret);
+    }
+    expect(html).toContain("rejected key [redacted] for [redacted]");
+    expect(html).toContain("auth failed for [redacted] [redacted]");
+  });
+});
+
+describe("the renderer", () => {
+  it("renders error texts and ids from outside as text", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    const evil = `<script>alert("x")</script> & <img src=x onerror=alert(1)> 'quoted'`;
+    tracker.committed(
+      "p-1",
+      pollResult(state("p-1"), [
+        ended(snapshot({ id: `op-"><b>`, action: "<i>apply</i>", error: evil })),
+      ]),
+    );
+    const html = renderStatusPage(viewOf(new FakeSource().set("p-1", state("p-1")), tracker));
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain("<i>apply");
+    expect(html).not.toContain(`op-"><b>`);
+    expect(html).toContain(
+      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt; &#39;quoted&#39;",
+    );
+    expect(html).toContain(`data-operation="op-&quot;&gt;&lt;b&gt;"`);
+    // The only <script> anywhere would be ours, and there is none.
+    expect(html.toLowerCase()).not.toMatch(/<script/);
+  });
+
+  it("replaces control characters and shortens long texts", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    tracker.committed(
+      "p-1",
+      pollResult(state("p-1"), [
+        ended(snapshot({ id: "op-1", error: "bad\u0000byte\u001b[31m " + "x".repeat(2000) })),
+      ]),
+    );
+    const view = viewOf(new FakeSource().set("p-1", state("p-1")), tracker, {
+      limits: { textChars: 100 },
+    });
+    const error = view.projects[0]!.failures[0]!.error!;
+    expect(error).toHaveLength(100);
+    expect(error.startsWith("bad\ufffdbyte\ufffd[31m x")).toBe(true);
+    expect(error.endsWith("…")).toBe(true);
+  });
+
+  it("has empty states: no project, no sink, no dead letter, not ready", () => {
+    const html = renderStatusPage(
+      viewOf(new FakeSource(), new StatusTracker(), {
+        sinks: [],
+        notReadyReason: () => "no project is watched yet",
+      }),
+    );
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<meta http-equiv="refresh" content="10">');
+    expect(html).toContain("No project is watched yet.");
+    expect(html).toContain("No sink is configured: alerts are not sent.");
+    expect(html).toMatch(
+      /<section id="dead-letters">\s*<h2>Dead letters<\/h2>\s*<p[^>]*>None\.<\/p>/,
+    );
+    expect(html).toContain(
+      'class="badge bad">not ready</span> <span class="muted">no project is watched yet',
+    );
+    expect(html).toContain('id="version">9.9.9<');
+    for (const link of ["metrics", "healthz", "readyz"]) {
+      expect(html).toContain(`<a href="${link}">/${link}</a>`);
+    }
+    expect(projectRows(html)).toEqual([]);
+  });
+
+  it("shows a project with nothing going on plainly", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    tracker.committed("p-1", pollResult(state("p-1")));
+    const html = renderStatusPage(viewOf(new FakeSource().set("p-1", state("p-1")), tracker));
+    const row = /<tr data-project="p-1"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? "";
+    expect(row).toContain('data-health="ok"');
+    expect(row).toContain(">ok</span>");
+    expect(row).toContain("(0 s ago)");
+    expect(row).toMatch(/class="open"><span class="muted">none</);
+    expect(row).toMatch(/class="failures"><span class="muted">none</);
+    expect(row).toContain("0 pending · 0 dead-lettered");
+    expect(html).toMatch(/<tr data-sink="webhook">[\s\S]*?class="num pending">0</);
+  });
+
+  it("caps the lists of 10,000 projects, problems first, in one pass", () => {
+    const tracker = new StatusTracker({ now: () => NOW });
+    const source = new FakeSource();
+    for (let i = 0; i < 10_000; i++) {
+      const id = `p-${String(i).padStart(5, "0")}`;
+      const s = state(id, {
+        tracked: Array.from({ length: 12 }, (_, j) => trackedOp({ id: `${id}-op-${j}` })),
+        outbox: [outboxEntry(`${id}-a`, ["webhook"], NOW - i)],
+      });
+      source.set(id, s);
+      if (i !== 9_999) tracker.committed(id, pollResult(s));
+    }
+    // The last project is failing: it comes first.
+    tracker.pollFailed("p-09999", new Error("timeout"));
+    for (let k = 0; k < 30; k++) {
+      tracker.committed(
+        "p-05000",
+        pollResult(state("p-05000"), [ended(snapshot({ id: `f-${k}`, updatedAtMs: T0 + k }))]),
+      );
+    }
+    const started = performance.now();
+    const view = viewOf(source, tracker);
+    const html = renderStatusPage(view);
+    const ms = performance.now() - started;
+    // Again, with every state summarised already.
+    const again = performance.now();
+    renderStatusPage(viewOf(source, tracker));
+    const cachedMs = performance.now() - again;
+
+    const rows = projectRows(html);
+    expect(rows).toHaveLength(200);
+    expect(rows.slice(0, 3)).toEqual(["p-09999", "p-05000", "p-00000"]);
+    expect(view.projectsOmitted).toBe(9_800);
+    expect(html).toContain("Showing 200 of 10000 projects");
+    expect(view.counts).toMatchObject({ projects: 10_000, open: 120_000, pending: 10_000 });
+    expect(view.counts.health).toMatchObject({ ok: 9_999, poll_failing: 1 });
+    expect(view.sinks[0]).toMatchObject({
+      name: "webhook",
+      pending: 10_000,
+      oldestPendingMs: NOW - 9_999,
+    });
+    // Per row: 5 open operations listed of 12, 5 failures of the 20 remembered.
+    const failing = view.projects[1]!;
+    expect(failing.open).toHaveLength(5);
+    expect(failing.failureCount).toBe(20);
+    expect(failing.failures.map((f) => f.operationId)).toEqual([
+      "f-29",
+      "f-28",
+      "f-27",
+      "f-26",
+      "f-25",
+    ]);
+    expect(html).toContain("and 7 more");
+    expect(html).toContain("and 15 older");
+    expect(html.length).toBeLessThan(1_000_000);
+    expect(ms).toBeLessThan(2_000);
+    expect(cachedMs).toBeLessThan(500);
+  });
+});
+
+describe("formatting", () => {
+  it("escapes every character that matters in text and attributes", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe(
+      "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;",
+    );
+  });
+
+  it("says durations briefly", () => {
+    expect(
+      [
+        0,
+        999,
+        59_000,
+        60_000,
+        3_599_000,
+        3_600_000,
+        5_400_000,
+        47 * 3_600_000,
+        49 * 3_600_000,
+        2 * 86_400_000,
+      ].map(formatDuration),
+    ).toEqual([
+      "0 s",
+      "0 s",
+      "59 s",
+      "1 min",
+      "59 min",
+      "1 h",
+      "1 h 30 min",
+      "47 h",
+      "2 d 1 h",
+      "2 d",
+    ]);
+  });
+});
+
+describe("the route", () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("answers HTML that is never cached, and HEAD without a body", async () => {
+    const source = new FakeSource().set("p-1", state("p-1"));
+    const page = createStatusPage({
+      source: () => source,
+      version: "1.2.3",
+      apiUrl: "https://api.example.test/api/v2",
+      sinks: [],
+      notReadyReason: () => undefined,
+    });
+    server = await startServer({
+      listen: "127.0.0.1:0",
+      metrics: { current: () => ({ body: Buffer.from(""), contentType: "text/plain" }) },
+      notReadyReason: () => undefined,
+      routes: { "/": page.handler },
+    });
+    const response = await fetch(`${server.url}/?refresh=1`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await response.text();
+    expect(html).toContain('<tr data-project="p-1"');
+    expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(html));
+
+    const head = await fetch(server.url, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await head.text()).toBe("");
+  });
+
+  it("renders before the daemon exists", () => {
+    const page = createStatusPage({
+      source: () => undefined,
+      version: "1.2.3",
+      apiUrl: "https://api.example.test/api/v2",
+      sinks: [{ name: "webhook", kind: "webhook" }],
+      notReadyReason: () => "no project is watched yet",
+    });
+    expect(renderStatusPage(page.view())).toContain("No project is watched yet.");
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Fixtures for the status page's tests: committed states, a fake daemon (the `StatusSource`
+ * the view reads) and the transitions a poll reports.
+ */
+import type { Alert } from "../../src/alerts/alert.js";
+import type { StatusSource } from "../../src/server/index.js";
+import {
+  STATE_FORMAT,
+  STATE_VERSION,
+  StateFileError,
+  type DeadLetter,
+  type OutboxEntry,
+  type ProjectState,
+} from "../../src/store/index.js";
+import { emptyTotals, type PollResult, type ProjectStatus } from "../../src/sync/index.js";
+import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
+
+/** 2025-01-01T00:00:00Z, the simulator's default start. */
+export const T0 = Date.UTC(2025, 0, 1);
+
+type Tracked = ProjectState["tracked"][number];
+
+export function trackedOp(over: Partial<Tracked> & { id: string }): Tracked {
+  return {
+    projectId: "p-1",
+    action: "start_compute",
+    status: "running",
+    failuresCount: 0,
+    createdAtMs: T0,
+    updatedAtMs: T0,
+    durationMs: 0,
+    stuck: false,
+    failed: false,
+    ...over,
+  };
+}
+
+export function alert(over: Partial<Alert> & { id: string }): Alert {
+  return {
+    kind: "operation_failed",
+    projectId: "p-1",
+    operationId: `op-${over.id}`,
+    action: "apply_config",
+    status: "failed",
+    failuresCount: 1,
+    createdAt: new Date(T0).toISOString(),
+    updatedAt: new Date(T0).toISOString(),
+    durationSeconds: 1,
+    detectedAt: new Date(T0).toISOString(),
+    ...over,
+  };
+}
+
+export function outboxEntry(id: string, pending: string[], createdAtMs = T0): OutboxEntry {
+  return { alert: alert({ id }), createdAtMs, pending };
+}
+
+export function deadLetter(id: string, sink: string, reason: string, atMs: number): DeadLetter {
+  return { alert: alert({ id }), sink, reason, atMs };
+}
+
+export function state(projectId: string, over: Partial<ProjectState> = {}): ProjectState {
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    projectId,
+    sequence: 1,
+    committedAtMs: T0,
+    watermark: { second: T0 / 1000, ids: [] },
+    segment: null,
+    tracked: [],
+    totals: emptyTotals(),
+    outbox: [],
+    deadLetters: [],
+    ...over,
+  };
+}
+
+/** A fake daemon: projects in order, each with a status. */
+export class FakeSource implements StatusSource {
+  readonly syncs = new Map<string, { status: ProjectStatus; state: ProjectState | undefined }>();
+
+  set(projectId: string, s: ProjectState | undefined): this {
+    this.syncs.set(projectId, { status: { kind: "ready", state: s }, state: s });
+    return this;
+  }
+
+  block(projectId: string, file: string): this {
+    const error = new StateFileError(file, "corrupt", "state file is not valid JSON");
+    this.syncs.set(projectId, { status: { kind: "blocked", error }, state: undefined });
+    return this;
+  }
+
+  projects(): string[] {
+    return [...this.syncs.keys()];
+  }
+
+  project(projectId: string) {
+    return this.syncs.get(projectId);
+  }
+}
+
+export function snapshot(over: Partial<OperationSnapshot> & { id: string }): OperationSnapshot {
+  return {
+    projectId: "p-1",
+    branchId: undefined,
+    endpointId: undefined,
+    action: "apply_config",
+    status: "failed",
+    failuresCount: 1,
+    createdAtMs: T0,
+    updatedAtMs: T0 + 2000,
+    durationMs: 2000,
+    error: undefined,
+    ...over,
+  };
+}
+
+/** A failure as the tracker reports it: the operation ended in `failed` (or `error`). */
+export function ended(op: OperationSnapshot): Transition {
+  return {
+    kind: "ended",
+    op,
+    status: op.status === "error" ? "error" : "failed",
+    count: 1,
+    durationSeconds: op.durationMs / 1000,
+  };
+}
+
+export function pollResult(s: ProjectState, transitions: Transition[] = []): PollResult {
+  return {
+    state: s,
+    alerts: [],
+    transitions,
+    requests: 1,
+    catchingUp: s.segment !== null,
+    caughtUp: s.segment === null,
+    firstStart: false,
+  };
+}
