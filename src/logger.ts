@@ -17,8 +17,7 @@ export function createLogger(
 ): Logger {
   const out = destination ?? process.stdout;
   const human =
-    format === "pretty" ||
-    (format === "auto" && destination === undefined && process.stdout.isTTY);
+    format === "pretty" || (format === "auto" && destination === undefined && process.stdout.isTTY);
   const options = {
     level,
     base: { service: "pgcp-exporter" },
@@ -28,7 +27,11 @@ export function createLogger(
   if (human) {
     return pino(
       options,
-      pretty({ destination: out, colorize: out === process.stdout && process.stdout.isTTY, sync: true }),
+      pretty({
+        destination: out,
+        colorize: out === process.stdout && process.stdout.isTTY,
+        sync: true,
+      }),
     );
   }
   return pino(options, out);
