@@ -1,0 +1,526 @@
+/**
+ * Harness of the end-to-end tests of alert delivery: the exporter (in-process with
+ * `startExporter`, or the real CLI as a child process) watching a test simulator, with its Slack
+ * and webhook sinks pointed at local receivers over real HTTP. Nothing of ours is mocked: the
+ * tests see only what goes over the wire, what is logged, what `/metrics` serves and what is
+ * committed on disk.
+ *
+ * The secrets (the API key, the Slack webhook URL's token, the webhook URL's path and query, its
+ * signing secret, a custom header's value) are distinctive strings, so that any test can grep
+ * captured output for them.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { alertId } from "../../../src/alerts/rules.js";
+import {
+  webhookPayloadSchema,
+  type WebhookPayload,
+} from "../../../src/alerts/sinks/webhook-payload.js";
+import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { resolveConfig, type Config, type RawConfig } from "../../../src/config/index.js";
+import { createLogger } from "../../../src/logger.js";
+import { parseState, type ProjectState } from "../../../src/store/index.js";
+import {
+  startReceiver,
+  type ReceivedRequest,
+  type Receiver,
+  type ResponseSpec,
+} from "../../support/receiver.js";
+import { startTestSimulator, type TestSimulator } from "../../support/simulator.js";
+
+export const CLI = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
+
+/** The secrets of the suite; `SECRET_PIECES` are the distinctive parts to look for. */
+export const SECRETS = {
+  apiKey: "pgcp-e2e-api-key-SECRET-7f3a91c2",
+  slackPath: "/services/T0E2E/B0E2E/SLACKTOKENSECRET4b2c9d",
+  hookPath: "/hooks/HOOKPATHSECRET91d0?token=HOOKQUERYSECRET5e77",
+  signing: "SIGNINGSECRET-e2e-0c44aa",
+  authorization: "Bearer HEADERSECRET-e2e-8a1f3b",
+} as const;
+
+export const SECRET_PIECES: readonly string[] = [
+  SECRETS.apiKey,
+  "SLACKTOKENSECRET4b2c9d",
+  "HOOKPATHSECRET91d0",
+  "HOOKQUERYSECRET5e77",
+  SECRETS.signing,
+  "HEADERSECRET-e2e-8a1f3b",
+];
+
+/** The secrets (case-insensitively) found in `text`, with where they were found. */
+export function secretsIn(where: string, text: string, extra: readonly string[] = []): string[] {
+  const lower = text.toLowerCase();
+  return [...SECRET_PIECES, ...extra]
+    .filter((s) => lower.includes(s.toLowerCase()))
+    .map((s) => `${where} contains ${JSON.stringify(s)}`);
+}
+
+export const LINK_TEMPLATE =
+  "https://console.example.test/projects/{project_id}/operations/{operation_id}";
+
+export const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/**
+ * Calls `probe` until it returns something other than undefined/false, and returns that. The
+ * timeout is a safety net for a broken build, never the thing tested.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 25,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`,
+      );
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** mulberry32: a small seeded generator, so that a failing run can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}
+
+// --- the simulator ---------------------------------------------------------------------------
+
+/**
+ * A simulator with a manual clock that starts at the wall clock's now (the exporter compares
+ * operation times with its own clock) and the suite's API key.
+ */
+export function startSim(): Promise<TestSimulator> {
+  return startTestSimulator({ startTime: new Date(), apiKey: SECRETS.apiKey });
+}
+
+export interface SimProject {
+  readonly projectId: string;
+  readonly branchId: string;
+  readonly endpointId: string;
+}
+
+/** A paid project with one branch and its read-write endpoint, no availability checks. */
+export async function createProject(sim: TestSimulator): Promise<SimProject> {
+  const created = await sim.sim.createProject({ plan: "paid", availability_checks: false });
+  const projectId = created.project.id;
+  const branchId = created.branches[0]!.id;
+  const { body } = await sim.api<{ endpoints: { id: string }[] }>(
+    "GET",
+    `/projects/${projectId}/endpoints`,
+  );
+  return { projectId, branchId, endpointId: body.endpoints[0]!.id };
+}
+
+export type Steps = { status: string; after_seconds: number; error?: string }[];
+
+/** running, then `status` after `seconds` (with an error text). */
+export function failsAfter(seconds: number, status: "failed" | "error", error: string): Steps {
+  return [
+    { status: "running", after_seconds: 0 },
+    { status, after_seconds: seconds, error },
+  ];
+}
+
+/** The alert the exporter must raise for one arrival at `failed` or `error`. */
+export interface ExpectedAlert {
+  readonly id: string;
+  readonly projectId: string;
+  readonly operationId: string;
+  readonly status: string;
+  readonly failuresCount: number;
+}
+
+/**
+ * From the simulator's truth: one `operation_failed` alert per arrival at `failed` or `error`
+ * of the operations `include` selects (each keyed by operation, status and failures count).
+ */
+export async function expectedFailureAlerts(
+  sim: TestSimulator,
+  projectId: string,
+  include: (operationId: string) => boolean,
+): Promise<ExpectedAlert[]> {
+  const out: ExpectedAlert[] = [];
+  for (const op of await sim.sim.truth(projectId)) {
+    if (!include(op.id)) continue;
+    for (const h of op.history) {
+      if (h.status !== "failed" && h.status !== "error") continue;
+      const key = { projectId, id: op.id, status: h.status, failuresCount: h.failures_count };
+      out.push({
+        id: alertId("operation_failed", key),
+        projectId,
+        operationId: op.id,
+        status: h.status,
+        failuresCount: h.failures_count,
+      });
+    }
+  }
+  return out;
+}
+
+// --- receivers -------------------------------------------------------------------------------
+
+/** A receiver whose answers are chosen by `script` and remembered per request. */
+export interface ScriptedReceiver {
+  readonly receiver: Receiver;
+  readonly url: string;
+  readonly requests: readonly ReceivedRequest[];
+  /** The answer given to each request, by index. */
+  readonly answers: readonly ResponseSpec[];
+  /**
+   * The requests answered with a 2xx status (a delivery, as far as the receiver can tell).
+   * A 2xx scripted with `delayMs` counts even if the client gave up before it was written:
+   * script delayed answers with another status.
+   */
+  delivered(): ReceivedRequest[];
+  /** The status given to request `index`, or "drop". */
+  statusOf(index: number): number | "drop";
+  close(): Promise<void>;
+}
+
+export async function startScriptedReceiver(
+  script: (request: ReceivedRequest, n: number) => ResponseSpec = () => ({
+    status: 200,
+    body: "ok",
+  }),
+): Promise<ScriptedReceiver> {
+  const answers: ResponseSpec[] = [];
+  const receiver = await startReceiver({
+    fallback: (request) => {
+      const spec = script(request, request.index);
+      answers[request.index] = spec;
+      return spec;
+    },
+  });
+  const statusOf = (index: number): number | "drop" => {
+    const spec = answers[index];
+    if (spec === undefined) throw new Error(`request ${index} has no recorded answer`);
+    return "drop" in spec ? "drop" : (spec.status ?? 200);
+  };
+  return {
+    receiver,
+    url: receiver.url,
+    requests: receiver.requests,
+    answers,
+    statusOf,
+    delivered: () =>
+      receiver.requests.filter((r) => {
+        const status = statusOf(r.index);
+        return status !== "drop" && status >= 200 && status < 300;
+      }),
+    close: () => receiver.close(),
+  };
+}
+
+// --- what the sinks send ---------------------------------------------------------------------
+
+/** A webhook request's body, validated against the documented schema (version 1). */
+export function webhookBody(request: ReceivedRequest): WebhookPayload {
+  return webhookPayloadSchema.parse(request.json);
+}
+
+/** The documented Idempotency-Key: hex SHA-256 of the sorted distinct ids joined by `\n`. */
+export function expectedIdempotencyKey(ids: readonly string[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash("sha256").update(sorted.join("\n")).digest("hex");
+}
+
+export interface SlackBlockView {
+  readonly type: string;
+  readonly text?: { readonly type: string; readonly text: string };
+  readonly elements?: readonly { readonly type: string; readonly text: string }[];
+}
+
+export interface SlackView {
+  readonly text: string;
+  readonly blocks: readonly SlackBlockView[];
+  readonly header: string;
+  /** Alerts the message says it carries (its header's count). */
+  readonly count: number;
+  readonly project: string;
+  /** The section blocks' texts (one per shown alert). */
+  readonly sections: readonly string[];
+  /** Operation ids shown in the sections, in order. */
+  readonly operations: readonly string[];
+  readonly raw: Record<string, unknown>;
+}
+
+/** Reads a Slack incoming-webhook message as a person would: header, items, counts. */
+export function slackView(request: ReceivedRequest): SlackView {
+  const raw = request.json as Record<string, unknown>;
+  const blocks = raw.blocks as SlackBlockView[];
+  const header = blocks[0]?.type === "header" ? (blocks[0].text?.text ?? "") : "";
+  const match = /(\d+) alerts? in project (\S+)/.exec(header);
+  if (match === null) throw new Error(`not an alert headline: ${header}`);
+  const sections = blocks.filter((b) => b.type === "section").map((b) => b.text?.text ?? "");
+  const operations = sections.flatMap((s) =>
+    [...s.matchAll(/operation `([^`]+)`/g)].map((m) => m[1]!),
+  );
+  return {
+    text: typeof raw.text === "string" ? raw.text : "",
+    blocks,
+    header,
+    count: Number(match[1]),
+    project: match[2]!,
+    sections,
+    operations,
+    raw,
+  };
+}
+
+// --- the exporter in-process -----------------------------------------------------------------
+
+/** A logger that keeps every line it writes. */
+export function captureLogger(level = "debug") {
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      raw.push(chunk.toString());
+      done();
+    },
+  });
+  return {
+    logger: createLogger(level, stream),
+    text: () => raw.join(""),
+    lines: (): Record<string, unknown>[] =>
+      raw
+        .join("")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+/**
+ * Test settings: the simulator, no client-side rate limit, one attempt per request, a poll of
+ * every project at every scheduler tick (once a second), no endpoint listing, and stuck
+ * thresholds far beyond any test (the simulated clock may lag the wall clock). `raw` is merged
+ * over them.
+ */
+export function exporterSettings(
+  sim: TestSimulator,
+  stateDir: string,
+  projects: readonly string[],
+): RawConfig {
+  return {
+    api: {
+      url: sim.apiUrl,
+      key: sim.apiKey,
+      requestsPerMinute: 600_000,
+      burstPerSecond: 10_000,
+      maxAttempts: 1,
+      timeout: 5,
+    },
+    projects: [...projects],
+    state: { dir: stateDir },
+    listen: "127.0.0.1:0",
+    poll: { interval: 0.5, fastInterval: 0.5, endpointsInterval: 0, jitter: 0 },
+    stuck: { default: 86_400, actions: { start_compute: 86_400 } },
+    alerts: { link: LINK_TEMPLATE },
+    log: { level: "debug" },
+  };
+}
+
+/** The environment holding the sinks' secrets, for receivers at these base URLs. */
+export function sinkEnvironment(slackUrl: string, hookUrl: string): Record<string, string> {
+  return {
+    PGCP_SLACK_WEBHOOK_URL: `${slackUrl}${SECRETS.slackPath}`,
+    PGCP_WEBHOOK_URL: `${hookUrl}${SECRETS.hookPath}`,
+    PGCP_WEBHOOK_SECRET: SECRETS.signing,
+  };
+}
+
+export interface AlertExporter {
+  readonly exporter: RunningExporter;
+  readonly config: Config;
+  readonly logs: ReturnType<typeof captureLogger>;
+  /** The committed state of a project, as the daemon holds it. */
+  state(projectId: string): ProjectState | undefined;
+  /** `/metrics` over HTTP, after a fresh rendering. */
+  metrics(): Promise<string>;
+  get(pathname: string): Promise<{ status: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startAlertExporter(
+  layers: readonly RawConfig[],
+  env: Record<string, string>,
+): Promise<AlertExporter> {
+  const config = resolveConfig("alerts e2e", layers);
+  const logs = captureLogger(config.log.level);
+  const exporter = await startExporter(config, { logger: logs.logger, env });
+  const get = async (pathname: string) => {
+    const response = await fetch(exporter.server.url + pathname);
+    return { status: response.status, text: await response.text() };
+  };
+  let stopped = false;
+  return {
+    exporter,
+    config,
+    logs,
+    state: (id) => exporter.daemon.project(id)?.state,
+    metrics: async () => {
+      await exporter.metrics.refresh();
+      const { status, text } = await get("/metrics");
+      if (status !== 200) throw new Error(`/metrics answered ${status}`);
+      return text;
+    },
+    get,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await exporter.stop();
+    },
+  };
+}
+
+/** Waits until every project has a committed state (its first poll: no history replayed). */
+export async function waitForFirstPolls(
+  exporter: AlertExporter,
+  projectIds: readonly string[],
+): Promise<void> {
+  await waitFor("the first poll of every project", () =>
+    projectIds.every((id) => exporter.state(id) !== undefined),
+  );
+}
+
+/**
+ * Waits until `project` has committed `polls` more times (polls and acknowledgements both
+ * commit; a poll commits every second): time for a late duplicate to show.
+ */
+export async function waitForCommits(
+  exporter: AlertExporter,
+  projectId: string,
+  commits: number,
+): Promise<void> {
+  const from = exporter.state(projectId)?.sequence ?? 0;
+  await waitFor(`${commits} more commits of ${projectId}`, () => {
+    const now = exporter.state(projectId)?.sequence ?? 0;
+    return now >= from + commits;
+  });
+}
+
+/** A sample's value from an exposition (labels must all match); undefined when absent. */
+export function sampleValue(
+  exposition: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  let found: number | undefined;
+  for (const line of exposition.split("\n")) {
+    if (line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
+    if (match?.[1] !== name) continue;
+    const have: Record<string, string> = {};
+    for (const m of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      have[m[1]!] = m[2]!;
+    }
+    if (!Object.entries(labels).every(([k, v]) => have[k] === v)) continue;
+    if (found !== undefined) throw new Error(`several samples of ${name} match`);
+    found = Number(match[3]);
+  }
+  return found;
+}
+
+// --- the CLI as a child process --------------------------------------------------------------
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Everything it wrote, stdout and stderr, as received. */
+  readonly output: string[];
+  /** Its JSON log lines. */
+  readonly logs: Record<string, unknown>[];
+  /** Resolves when it logged "exporter started" (never, if it dies first). */
+  readonly started: Promise<void>;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  text(): string;
+}
+
+/** `node dist/cli.js run --config FILE`, with only `env`'s PGCP_* variables. */
+export function spawnCli(configFile: string, env: Record<string, string>): CliProcess {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
+  );
+  const child = spawn(process.execPath, [CLI, "run", "--config", configFile], {
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  let partial = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output.push(chunk);
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === "exporter started") markStarted();
+      } catch {
+        // Not a log line: kept in `output` only.
+      }
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    output.push(chunk);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      resolve({ code, signal });
+    });
+  });
+  return { child, output, logs, started, exited, text: () => output.join("") };
+}
+
+/** Every project state file in `dir`, validated. */
+export async function readStates(dir: string): Promise<Map<string, ProjectState>> {
+  const states = new Map<string, ProjectState>();
+  if (!existsSync(dir)) return states;
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith(".state.json")) continue;
+    const projectId = name.slice(0, -".state.json".length);
+    const file = path.join(dir, name);
+    states.set(projectId, parseState(file, await readFile(file, "utf8"), projectId));
+  }
+  return states;
+}
