@@ -1,0 +1,460 @@
+/**
+ * The exporter health dashboard: whether pgcp-exporter itself does its job. Poll freshness and
+ * outcomes, the scheduler, control-plane API requests and rate limiting, the alert notifier's
+ * queue.
+ */
+import { finish, newDashboard, type Dashboard } from "./dashboard.js";
+import {
+  row,
+  statPanel,
+  stateTimelinePanel,
+  thresholds,
+  timeseriesPanel,
+  valueMappings,
+} from "./panels.js";
+import { quantile, sel } from "./promql.js";
+
+/** Seconds since a project's latest committed poll. */
+const POLL_AGE = `time() - ${sel("pgcp_project_last_success_timestamp_seconds")}`;
+
+function rate(selector: string): string {
+  return `rate(${selector}[$__rate_interval])`;
+}
+
+export function exporterHealthDashboard(): Dashboard {
+  const builder = newDashboard({
+    uid: "pgcp-exporter-health",
+    title: "pgcp-exporter / Exporter health",
+    description:
+      "Poll freshness and outcomes, control-plane API requests and rate limiting, and the alert notifier's queue of pgcp-exporter.",
+  })
+    .withPanel(
+      statPanel({
+        title: "Projects up",
+        description: "Watched projects whose latest poll succeeded and was committed.",
+        queries: [{ expr: `sum(${sel("pgcp_project_up")})` }],
+        unit: "short",
+        decimals: 0,
+        thresholds: thresholds("blue"),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Projects down",
+        description:
+          "Watched projects whose latest poll failed or could not be committed (or that were not polled yet).",
+        queries: [{ expr: `count(${sel("pgcp_project_up")} == 0) or vector(0)` }],
+        unit: "short",
+        decimals: 0,
+        thresholds: thresholds("green", [1, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Blocked projects",
+        description:
+          "Projects not polled because their state file cannot be used (corrupt, foreign, version, unreadable, unwritable).",
+        queries: [{ expr: `count(${sel("pgcp_project_blocked")} == 1) or vector(0)` }],
+        unit: "short",
+        decimals: 0,
+        thresholds: thresholds("green", [1, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Oldest successful poll",
+        description:
+          "Age of the least recent committed poll of the watched projects: how stale the oldest project's numbers are.",
+        queries: [{ expr: `max(${POLL_AGE})` }],
+        unit: "s",
+        decimals: 0,
+        thresholds: thresholds("green", [300, "orange"], [600, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Poll interval stretch",
+        description:
+          "Factor by which every poll interval is stretched to keep requests within the rate-limit budget; 1 when they fit.",
+        queries: [{ expr: `max(${sel("pgcp_scheduler_interval_stretch_ratio")})` }],
+        unit: "x",
+        decimals: 2,
+        thresholds: thresholds("green", [1.5, "orange"], [2, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Exporter version",
+        description: "Version of pgcp-exporter and of Node.js it runs on.",
+        queries: [
+          {
+            expr: `max by (version, node_version) (${sel("pgcp_build_info")})`,
+            legend: "{{version}} (Node.js {{node_version}})",
+          },
+        ],
+        text: "name",
+        thresholds: thresholds("text"),
+        width: 4,
+        height: 4,
+      }),
+    )
+
+    .withRow(row("Polling"))
+    .withPanel(
+      stateTimelinePanel({
+        title: "Project polls",
+        description:
+          "Outcome of each project's latest poll: up when it succeeded and was committed.",
+        queries: [{ expr: sel("pgcp_project_up"), legend: "{{project}}" }],
+        mappings: valueMappings({
+          "1": { text: "up", color: "green" },
+          "0": { text: "down", color: "red" },
+        }),
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Time since last successful poll",
+        description:
+          "Seconds since each project's latest committed poll (also one of an earlier run of the exporter).",
+        queries: [{ expr: POLL_AGE, legend: "{{project}}" }],
+        unit: "s",
+        min: 0,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Poll duration",
+        description: "Duration of project polls including the commit, by result.",
+        queries: [0.5, 0.99].map((q) => ({
+          expr: quantile(q, "pgcp_poll_duration_seconds", ["result"]),
+          legend: `p${Math.round(q * 100)} {{result}}`,
+        })),
+        unit: "s",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Polls, commits and listings",
+        description:
+          "Project polls, state commits and endpoint listings per second by result, and failed discoveries of the account's projects.",
+        queries: [
+          {
+            expr: `sum by (result) (${rate(sel("pgcp_poll_duration_seconds_count"))})`,
+            legend: "polls {{result}}",
+          },
+          {
+            expr: `sum by (result) (${rate(sel("pgcp_state_commits_total"))})`,
+            legend: "commits {{result}}",
+          },
+          {
+            expr: `sum by (result) (${rate(sel("pgcp_endpoint_listings_total"))})`,
+            legend: "listings {{result}}",
+          },
+          {
+            expr: `sum(${rate(sel("pgcp_discovery_failures_total"))})`,
+            legend: "discovery failures",
+          },
+        ],
+        unit: "ops",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Poll interval by lane",
+        description:
+          "Interval at which projects are polled now, after stretching: fast for projects with open operations, base for the others.",
+        queries: [
+          {
+            expr: `max by (lane) (${sel("pgcp_scheduler_poll_interval_seconds")})`,
+            legend: "{{lane}}",
+          },
+        ],
+        unit: "s",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Blocked and catching-up projects",
+        description:
+          "Projects not polled because of their state file, by problem; projects walking a long gap in their operations log.",
+        queries: [
+          {
+            expr: `sum by (problem) (${sel("pgcp_project_blocked")})`,
+            legend: "blocked: {{problem}}",
+          },
+          { expr: `sum(${sel("pgcp_project_catching_up")})`, legend: "catching up" },
+        ],
+        unit: "short",
+        min: 0,
+        width: 24,
+        height: 6,
+      }),
+    )
+
+    .withRow(row("Control-plane API"))
+    .withPanel(
+      timeseriesPanel({
+        title: "API requests by route and code",
+        description:
+          "Requests (each attempt, retries included) per second, by route and outcome: the HTTP status, or network or timeout.",
+        queries: [
+          {
+            expr: `sum by (route, code) (${rate(sel("pgcp_api_requests_total"))})`,
+            legend: "{{route}} {{code}}",
+          },
+        ],
+        unit: "reqps",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "API error ratio by route",
+        description:
+          "Share of each route's requests that got no 2xx answer (4xx, 5xx, 429, network errors, timeouts).",
+        queries: [
+          {
+            expr: `sum by (route) (${rate(sel("pgcp_api_requests_total", 'code!~"2.."'))}) / sum by (route) (${rate(sel("pgcp_api_requests_total"))})`,
+            legend: "{{route}}",
+          },
+        ],
+        unit: "percentunit",
+        min: 0,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "API request duration",
+        description: "Duration of API requests until the response was read, by route.",
+        queries: [0.5, 0.99].map((q) => ({
+          expr: quantile(q, "pgcp_api_request_duration_seconds", ["route"]),
+          legend: `p${Math.round(q * 100)} {{route}}`,
+        })),
+        unit: "s",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "API retries by reason",
+        description:
+          "Failed API requests that were repeated, per second, by reason (http_<status>, network, timeout, invalid_response).",
+        queries: [
+          {
+            expr: `sum by (reason) (${rate(sel("pgcp_api_retries_total"))})`,
+            legend: "{{reason}}",
+          },
+        ],
+        unit: "reqps",
+        min: 0,
+        stack: true,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "429 responses",
+        description:
+          "429 responses per interval, by route: each paused the shared rate limiter for every caller.",
+        queries: [
+          {
+            expr: `sum by (route) (increase(${sel("pgcp_api_rate_limit_pauses_total")}[$__interval]))`,
+            legend: "{{route}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        bars: true,
+        interval: "1m",
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Rate-limiter queueing",
+        description:
+          "Requests that queued at the shared rate limiter before they could be sent, per second, by route.",
+        queries: [
+          {
+            expr: `sum by (route) (${rate(sel("pgcp_api_rate_limit_waits_total"))})`,
+            legend: "{{route}}",
+          },
+        ],
+        unit: "reqps",
+        min: 0,
+        stack: true,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Time queued and paused",
+        description:
+          "Queued: seconds requests spent waiting at the rate limiter per second (the average number of requests waiting). Paused: share of the time the limiter was paused after 429 responses.",
+        queries: [
+          {
+            expr: `sum(${rate(sel("pgcp_api_rate_limit_wait_seconds_total"))})`,
+            legend: "requests queued (average)",
+          },
+          {
+            expr: `sum(${rate(sel("pgcp_api_rate_limit_pause_seconds_total"))})`,
+            legend: "paused (share of time)",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Rate-limiter tokens",
+        description:
+          "Requests the shared rate limiter's token bucket would let through at once now.",
+        queries: [
+          { expr: `min(${sel("pgcp_api_rate_limit_tokens")})`, legend: "tokens available" },
+        ],
+        unit: "short",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+
+    .withRow(row("Alert notifier"))
+    .withPanel(
+      timeseriesPanel({
+        title: "Pending alerts by sink",
+        description: "Alerts in the durable outbox that the sink has not acknowledged yet.",
+        queries: [{ expr: `sum by (sink) (${sel("pgcp_alerts_pending")})`, legend: "{{sink}}" }],
+        unit: "short",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Oldest pending alert",
+        description: "Age of the oldest alert each sink has not acknowledged yet.",
+        queries: [
+          {
+            expr: `time() - min by (sink) (${sel("pgcp_alerts_oldest_pending_timestamp_seconds")})`,
+            legend: "{{sink}}",
+          },
+        ],
+        unit: "s",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Deliveries and failed attempts",
+        description:
+          "Alerts sinks acknowledged per second, and failed delivery attempts per second by reason.",
+        queries: [
+          {
+            expr: `sum by (sink) (${rate(sel("pgcp_alerts_delivered_total"))})`,
+            legend: "delivered {{sink}}",
+          },
+          {
+            expr: `sum by (sink, reason) (${rate(sel("pgcp_alert_delivery_failures_total"))})`,
+            legend: "failed {{sink}} {{reason}}",
+          },
+        ],
+        unit: "ops",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Delivery latency",
+        description: "Time from the detection of a transition to the sink's 2xx for its alert.",
+        queries: [0.5, 0.99].map((q) => ({
+          expr: quantile(q, "pgcp_alert_delivery_latency_seconds", ["sink"]),
+          legend: `p${Math.round(q * 100)} {{sink}}`,
+        })),
+        unit: "s",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Dead letters kept",
+        description:
+          "Dead-lettered alerts kept in the committed state (the most recent per project), by sink.",
+        queries: [
+          { expr: `sum by (sink) (${sel("pgcp_alerts_dead_letters")})`, legend: "{{sink}}" },
+        ],
+        unit: "short",
+        min: 0,
+        width: 8,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Alerts given up on",
+        description:
+          "Per interval: alerts dead-lettered (refused for good by the sink, or older than its maximum age), and new alerts dropped because a project's outbox was full.",
+        queries: [
+          {
+            expr: `sum by (sink, reason) (increase(${sel("pgcp_alerts_dead_lettered_total")}[$__interval]))`,
+            legend: "dead-lettered {{sink}} {{reason}}",
+          },
+          {
+            expr: `sum by (project) (increase(${sel("pgcp_alerts_dropped_total")}[$__interval]))`,
+            legend: "dropped {{project}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        bars: true,
+        interval: "1m",
+        width: 8,
+        height: 8,
+      }),
+    );
+  return finish(builder);
+}

@@ -1,0 +1,387 @@
+/**
+ * The overview dashboard: what the watched projects' control plane does. Operations by action
+ * and status, failures, durations, open and stuck operations, endpoints with their states and
+ * sizes, cold starts.
+ */
+import { finish, newDashboard, type Dashboard } from "./dashboard.js";
+import { row, statPanel, tablePanel, thresholds, timeseriesPanel, type Query } from "./panels.js";
+import { quantile, sel } from "./promql.js";
+
+/** Arrivals at an end status that count as failures (cancelled and skipped do not). */
+const FAILED = 'status=~"failed|error"';
+
+const OPERATIONS = sel("pgcp_operations_total");
+const FAILURES = sel("pgcp_operations_total", FAILED);
+
+/** p50, p90, p99 of one histogram family, one query each. */
+function percentiles(
+  build: (q: number) => string,
+  legend: (name: string) => string,
+  qs: readonly number[] = [0.5, 0.9, 0.99],
+): Query[] {
+  return qs.map((q) => ({ expr: build(q), legend: legend(`p${Math.round(q * 100)}`) }));
+}
+
+function durationPanel(q: number) {
+  return timeseriesPanel({
+    title: `Duration p${Math.round(q * 100)} by action`,
+    description:
+      "Time from creation to `finished` of the operations that finished, by action, over every project (the duration histogram has no project label; `perProjectHistograms` adds one per project).",
+    queries: [
+      {
+        expr: quantile(q, "pgcp_operation_duration_seconds", ["action"], 'status="finished"'),
+        legend: "{{action}}",
+      },
+    ],
+    unit: "s",
+    min: 0,
+    width: 8,
+    height: 8,
+  });
+}
+
+/** `max by (project, endpoint, <extra>) (<expr>)`: one row per endpoint, without `__name__`. */
+function perEndpoint(expr: string, ...extra: string[]): string {
+  return `max by (${["project", "endpoint", ...extra].join(", ")}) (${expr})`;
+}
+
+export function overviewDashboard(): Dashboard {
+  const builder = newDashboard({
+    uid: "pgcp-overview",
+    title: "pgcp-exporter / Overview",
+    description:
+      "Operations, failures, durations, stuck operations, endpoints and cold starts of the projects pgcp-exporter watches.",
+  })
+    // Headline numbers over the dashboard's time range.
+    .withPanel(
+      statPanel({
+        title: "Operations ended",
+        description:
+          "Arrivals of operations at an end status (finished, failed, error, cancelled, skipped) in the time range.",
+        queries: [{ expr: `sum(increase(${OPERATIONS}[$__range]))` }],
+        unit: "short",
+        decimals: 0,
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Failure ratio",
+        description:
+          "Share of the end-status arrivals in the time range that were `failed` or `error`.",
+        queries: [
+          {
+            expr: `sum(increase(${FAILURES}[$__range])) / sum(increase(${OPERATIONS}[$__range]))`,
+          },
+        ],
+        unit: "percentunit",
+        decimals: 1,
+        thresholds: thresholds("green", [0.05, "orange"], [0.2, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Open operations",
+        description: "Operations followed now that have not reached an end status.",
+        queries: [{ expr: `sum(${sel("pgcp_operations_open")}) or vector(0)` }],
+        unit: "short",
+        decimals: 0,
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Stuck operations",
+        description:
+          "Open operations older than their action's stuck threshold (`stuck.default`, `stuck.actions`).",
+        queries: [{ expr: `sum(${sel("pgcp_operations_stuck")}) or vector(0)` }],
+        unit: "short",
+        decimals: 0,
+        thresholds: thresholds("green", [1, "red"]),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Endpoints by state",
+        description: "Endpoints of the latest listings, by current state.",
+        queries: [
+          {
+            expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
+            legend: "{{state}}",
+          },
+        ],
+        unit: "short",
+        decimals: 0,
+        text: "value_and_name",
+        thresholds: thresholds("blue"),
+        width: 4,
+        height: 4,
+      }),
+    )
+    .withPanel(
+      statPanel({
+        title: "Cold starts",
+        description:
+          "Finished `start_compute` operations of listed endpoints in the time range: computes started from idle.",
+        queries: [{ expr: `sum(increase(${sel("pgcp_endpoint_starts_total")}[$__range]))` }],
+        unit: "short",
+        decimals: 0,
+        thresholds: thresholds("blue"),
+        width: 4,
+        height: 4,
+      }),
+    )
+
+    .withRow(row("Operations"))
+    .withPanel(
+      timeseriesPanel({
+        title: "Operation rate by action and status",
+        description: "End-status arrivals per second, by action and end status.",
+        queries: [
+          {
+            expr: `sum by (action, status) (rate(${OPERATIONS}[$__rate_interval]))`,
+            legend: "{{action}} {{status}}",
+          },
+        ],
+        unit: "ops",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Failure rate by action",
+        description:
+          "Arrivals at `failed` or `error` per second, by action (a retried operation that fails again arrives again).",
+        queries: [
+          {
+            expr: `sum by (action) (rate(${FAILURES}[$__rate_interval]))`,
+            legend: "{{action}}",
+          },
+        ],
+        unit: "ops",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Failure ratio by action",
+        description: "Share of each action's end-status arrivals that were `failed` or `error`.",
+        queries: [
+          {
+            expr: `sum by (action) (rate(${FAILURES}[$__rate_interval])) / sum by (action) (rate(${OPERATIONS}[$__rate_interval]))`,
+            legend: "{{action}}",
+          },
+        ],
+        unit: "percentunit",
+        min: 0,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Retries by action",
+        description:
+          "Failed operations the service retried (failures it moved on from), per second, by action.",
+        queries: [
+          {
+            expr: `sum by (action) (rate(${sel("pgcp_operation_retries_total")}[$__rate_interval]))`,
+            legend: "{{action}}",
+          },
+        ],
+        unit: "ops",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+
+    .withRow(row("Durations"))
+    .withPanel(durationPanel(0.5))
+    .withPanel(durationPanel(0.9))
+    .withPanel(durationPanel(0.99))
+
+    .withRow(row("Open and stuck operations"))
+    .withPanel(
+      timeseriesPanel({
+        title: "Open operations by action and status",
+        description:
+          "Operations followed that have not reached an end status, by action and current status.",
+        queries: [
+          {
+            expr: `sum by (action, status) (${sel("pgcp_operations_open")})`,
+            legend: "{{action}} {{status}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Stuck operations by project and action",
+        description:
+          "Open operations older than their action's stuck threshold, by project and action.",
+        queries: [
+          {
+            expr: `sum by (project, action) (${sel("pgcp_operations_stuck")})`,
+            legend: "{{project}} {{action}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        stack: true,
+        width: 12,
+        height: 8,
+      }),
+    )
+
+    .withRow(row("Endpoints"))
+    .withPanel(
+      timeseriesPanel({
+        title: "Endpoint states over time",
+        description: "Endpoints of the latest listings, by current state (init, active, idle).",
+        queries: [
+          {
+            expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
+            legend: "{{state}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        stack: true,
+        width: 6,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Autoscaling limits",
+        description:
+          "Sum of the endpoints' minimum and maximum autoscaling sizes, in compute units (1 CU = 1 vCPU, 4 GB RAM).",
+        queries: [
+          {
+            expr: `sum(${sel("pgcp_endpoint_autoscaling_min_compute_units")})`,
+            legend: "minimum",
+          },
+          {
+            expr: `sum(${sel("pgcp_endpoint_autoscaling_max_compute_units")})`,
+            legend: "maximum",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        width: 6,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Cold starts and suspends",
+        description:
+          "Finished `start_compute` (cold starts) and `suspend_compute` operations of listed endpoints per interval, by project.",
+        queries: [
+          {
+            expr: `sum by (project) (increase(${sel("pgcp_endpoint_starts_total")}[$__interval]))`,
+            legend: "starts {{project}}",
+          },
+          {
+            expr: `sum by (project) (increase(${sel("pgcp_endpoint_suspends_total")}[$__interval]))`,
+            legend: "suspends {{project}}",
+          },
+        ],
+        unit: "short",
+        min: 0,
+        bars: true,
+        interval: "1m",
+        width: 6,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      timeseriesPanel({
+        title: "Cold start duration",
+        description:
+          "Time `start_compute` operations took to finish, over every project: how long a connection to an idle compute waits.",
+        queries: percentiles(
+          (q) =>
+            quantile(
+              q,
+              "pgcp_operation_duration_seconds",
+              [],
+              'action="start_compute"',
+              'status="finished"',
+            ),
+          (name) => name,
+        ),
+        unit: "s",
+        min: 0,
+        width: 6,
+        height: 8,
+      }),
+    )
+    .withPanel(
+      tablePanel({
+        title: "Endpoints",
+        description:
+          "Each endpoint of the latest listings: its state and autoscaling limits (compute units), and the idle time after which it suspends (+Inf: never).",
+        queries: [
+          {
+            expr: perEndpoint(sel("pgcp_endpoint_info"), "branch", "endpoint_type", "region_id"),
+          },
+          { expr: perEndpoint(`${sel("pgcp_endpoint_state")} == 1`, "state") },
+          { expr: perEndpoint(sel("pgcp_endpoint_autoscaling_min_compute_units")) },
+          { expr: perEndpoint(sel("pgcp_endpoint_autoscaling_max_compute_units")) },
+          { expr: perEndpoint(sel("pgcp_endpoint_auto_suspend_delay_seconds")) },
+        ],
+        transformations: [
+          { id: "merge", options: {} },
+          {
+            id: "organize",
+            options: {
+              excludeByName: { Time: true, "Value #A": true, "Value #B": true },
+              indexByName: {
+                project: 0,
+                endpoint: 1,
+                branch: 2,
+                endpoint_type: 3,
+                region_id: 4,
+                state: 5,
+                "Value #C": 6,
+                "Value #D": 7,
+                "Value #E": 8,
+              },
+              renameByName: {
+                endpoint_type: "type",
+                region_id: "region",
+                "Value #C": "min CU",
+                "Value #D": "max CU",
+                "Value #E": "suspends after",
+              },
+            },
+          },
+        ],
+        overrides: [{ name: "suspends after", properties: [{ id: "unit", value: "s" }] }],
+        sortBy: { displayName: "project" },
+        width: 24,
+        height: 10,
+      }),
+    );
+  return finish(builder);
+}

@@ -1,0 +1,212 @@
+/**
+ * Panel helpers over the Grafana foundation SDK's builders: every panel and query reads from the
+ * `$datasource` variable, every query gets a stable refId (A, B, …), and the few visual choices
+ * the dashboards share (legends as tables with the last value, stacking, thresholds) are made
+ * once here.
+ */
+import * as common from "@grafana/grafana-foundation-sdk/common";
+import type * as cog from "@grafana/grafana-foundation-sdk/cog";
+import * as dashboard from "@grafana/grafana-foundation-sdk/dashboard";
+import * as prometheus from "@grafana/grafana-foundation-sdk/prometheus";
+import * as stat from "@grafana/grafana-foundation-sdk/stat";
+import * as statetimeline from "@grafana/grafana-foundation-sdk/statetimeline";
+import * as table from "@grafana/grafana-foundation-sdk/table";
+import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
+
+/** Every panel and query reads from the data source the `$datasource` variable selects. */
+export const DATASOURCE: dashboard.DataSourceRef = { type: "prometheus", uid: "${datasource}" };
+
+/** One PromQL query of a panel. */
+export interface Query {
+  readonly expr: string;
+  /** Grafana's legend template, e.g. `{{action}} {{status}}`. */
+  readonly legend?: string;
+}
+
+/** What every panel has. Width in grid columns (24 per row), height in grid rows. */
+export interface PanelSpec {
+  readonly title: string;
+  readonly description: string;
+  readonly queries: readonly Query[];
+  readonly width: number;
+  readonly height: number;
+  /** A Grafana unit id (`ops`, `s`, `percentunit`, `short`, …). */
+  readonly unit?: string;
+  readonly min?: number;
+  readonly decimals?: number;
+  /** Shortest step Grafana queries at (sets `$__interval`'s floor), e.g. `1m`. */
+  readonly interval?: string;
+  /** Field settings of the fields (columns, series) with a given display name. */
+  readonly overrides?: readonly {
+    readonly name: string;
+    readonly properties: dashboard.DynamicConfigValue[];
+  }[];
+}
+
+/** The builder methods the helpers below call, which every panel builder has. */
+interface CommonBuilder<T> {
+  title(title: string): T;
+  description(description: string): T;
+  datasource(datasource: dashboard.DataSourceRef): T;
+  span(width: number): T;
+  height(height: number): T;
+  unit(unit: string): T;
+  min(min: number): T;
+  decimals(decimals: number): T;
+  interval(interval: string): T;
+  withTarget(target: cog.Builder<cog.Dataquery>): T;
+  overrideByName(name: string, properties: dashboard.DynamicConfigValue[]): T;
+}
+
+const REF_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+function target(query: Query, index: number, kind: "range" | "instant" | "table") {
+  const builder = new prometheus.DataqueryBuilder()
+    .datasource(DATASOURCE)
+    .refId(REF_IDS.charAt(index))
+    .expr(query.expr)
+    .editorMode(prometheus.QueryEditorMode.Code);
+  if (query.legend !== undefined) builder.legendFormat(query.legend);
+  if (kind === "range") builder.range();
+  else builder.instant();
+  if (kind === "table") builder.format(prometheus.PromQueryFormat.Table);
+  return builder;
+}
+
+function apply<T extends CommonBuilder<T>>(
+  builder: T,
+  spec: PanelSpec,
+  kind: "range" | "instant" | "table",
+): T {
+  if (spec.queries.length > REF_IDS.length) throw new Error(`${spec.title}: too many queries`);
+  let b = builder
+    .title(spec.title)
+    .description(spec.description)
+    .datasource(DATASOURCE)
+    .span(spec.width)
+    .height(spec.height);
+  if (spec.unit !== undefined) b = b.unit(spec.unit);
+  if (spec.min !== undefined) b = b.min(spec.min);
+  if (spec.decimals !== undefined) b = b.decimals(spec.decimals);
+  if (spec.interval !== undefined) b = b.interval(spec.interval);
+  spec.queries.forEach((query, i) => {
+    b = b.withTarget(target(query, i, kind));
+  });
+  for (const override of spec.overrides ?? [])
+    b = b.overrideByName(override.name, override.properties);
+  return b;
+}
+
+/** Threshold steps: the base color, then `[value, color]` pairs. */
+export function thresholds(base: string, ...steps: [number, string][]) {
+  return new dashboard.ThresholdsConfigBuilder()
+    .mode(dashboard.ThresholdsMode.Absolute)
+    .steps([{ value: null, color: base }, ...steps.map(([value, color]) => ({ value, color }))]);
+}
+
+export interface TimeseriesSpec extends PanelSpec {
+  /** Stack the series (counts that add up, such as rates by status). */
+  readonly stack?: boolean;
+  /** Draw bars (counts per interval) instead of lines. */
+  readonly bars?: boolean;
+}
+
+/** A time series panel; the legend is a table with the last and the highest value. */
+export function timeseriesPanel(spec: TimeseriesSpec): timeseries.PanelBuilder {
+  const builder = apply(new timeseries.PanelBuilder(), spec, "range")
+    .legend(
+      new common.VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(common.LegendDisplayMode.Table)
+        .placement(common.LegendPlacement.Bottom)
+        .calcs(["lastNotNull", "max"]),
+    )
+    .tooltip(
+      new common.VizTooltipOptionsBuilder()
+        .mode(common.TooltipDisplayMode.Multi)
+        .sort(common.SortOrder.Descending),
+    )
+    .fillOpacity(spec.stack === true || spec.bars === true ? 60 : 10)
+    .lineWidth(1)
+    .showPoints(common.VisibilityMode.Never)
+    .spanNulls(false);
+  if (spec.stack === true) {
+    builder.stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal));
+  }
+  if (spec.bars === true) builder.drawStyle(common.GraphDrawStyle.Bars);
+  return builder;
+}
+
+export interface StatSpec extends PanelSpec {
+  readonly thresholds?: dashboard.ThresholdsConfigBuilder;
+  /** What each series shows: its value (default), its name (legend) and value, or its name. */
+  readonly text?: "value" | "value_and_name" | "name";
+}
+
+const TEXT_MODES = {
+  value: common.BigValueTextMode.Value,
+  value_and_name: common.BigValueTextMode.ValueAndName,
+  name: common.BigValueTextMode.Name,
+} as const;
+
+/** A stat panel of instant queries: the last value of each series, colored by thresholds. */
+export function statPanel(spec: StatSpec): stat.PanelBuilder {
+  return apply(new stat.PanelBuilder(), spec, "instant")
+    .reduceOptions(new common.ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false))
+    .graphMode(common.BigValueGraphMode.None)
+    .colorMode(common.BigValueColorMode.Value)
+    .textMode(TEXT_MODES[spec.text ?? "value"])
+    .thresholds(spec.thresholds ?? thresholds("green"));
+}
+
+export interface StateTimelineSpec extends PanelSpec {
+  readonly mappings: dashboard.ValueMapping[];
+}
+
+/** A state timeline: one row per series, colored by value mappings. */
+export function stateTimelinePanel(spec: StateTimelineSpec): statetimeline.PanelBuilder {
+  return apply(new statetimeline.PanelBuilder(), spec, "range")
+    .mappings(spec.mappings)
+    .thresholds(thresholds("green"))
+    .colorScheme(new dashboard.FieldColorBuilder().mode(dashboard.FieldColorModeId.Thresholds))
+    .showValue(common.VisibilityMode.Never)
+    .mergeValues(true)
+    .rowHeight(0.8)
+    .legend(new common.VizLegendOptionsBuilder().showLegend(true));
+}
+
+/** Value mappings from values to a text and a color. */
+export function valueMappings(
+  entries: Record<string, { text: string; color: string }>,
+): dashboard.ValueMapping[] {
+  const options: Record<string, dashboard.ValueMappingResult> = {};
+  Object.entries(entries).forEach(([value, result], index) => {
+    options[value] = { ...result, index };
+  });
+  return [{ type: dashboard.MappingType.ValueToText, options }];
+}
+
+export interface TableSpec extends PanelSpec {
+  readonly transformations: dashboard.DataTransformerConfig[];
+  readonly sortBy?: { readonly displayName: string; readonly desc?: boolean };
+}
+
+/** A table of instant queries in table format, joined by `transformations`. */
+export function tablePanel(spec: TableSpec): table.PanelBuilder {
+  const builder = apply(new table.PanelBuilder(), spec, "table")
+    .transformations(spec.transformations)
+    .cellHeight(common.TableCellHeight.Sm);
+  if (spec.sortBy !== undefined) {
+    builder.sortBy([
+      new common.TableSortByFieldStateBuilder()
+        .displayName(spec.sortBy.displayName)
+        .desc(spec.sortBy.desc ?? false),
+    ]);
+  }
+  return builder;
+}
+
+/** A row that groups the panels added after it. */
+export function row(title: string): dashboard.RowBuilder {
+  return new dashboard.RowBuilder(title).collapsed(false);
+}
