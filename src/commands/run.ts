@@ -50,6 +50,7 @@ export async function startExporter(
     exclude: config.metrics.exclude,
     limiterTokens: () => started.daemon?.client.limiterStats().tokensRemaining,
     scheduler: () => started.daemon?.scheduler,
+    leases: () => started.daemon?.leases,
     onError: (error) => {
       logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
     },
@@ -69,6 +70,7 @@ export async function startExporter(
     apiEvents: metrics.apiEvents,
     sinks,
     notifierObserver: metrics.notifierObserver,
+    leaseObserver: metrics.leaseObserver,
   });
   started.daemon = running;
   await running.start();

@@ -36,6 +36,7 @@ export const ENVIRONMENT: readonly {
     parse: parseProjectList,
   },
   { name: "PGCP_STATE_DIR", path: ["state", "dir"] },
+  { name: "PGCP_STATE_URL", path: ["state", "url"], parse: (v) => v },
   { name: "PGCP_LISTEN", path: ["listen"] },
   { name: "PGCP_POLL_INTERVAL", path: ["poll", "interval"] },
   { name: "PGCP_LOG_LEVEL", path: ["log", "level"] },

@@ -64,6 +64,23 @@ const stuckSchema = z
   })
   .strict();
 
+const stateSchema = z
+  .object({
+    /** The file store (the default): one `<project>.state.json` per project. */
+    dir: z.string().min(1).default("./state"),
+    /**
+     * `postgres://…`: the Postgres store instead, shared by replicas that split the projects
+     * through leases. Holds a password, if any: set it with PGCP_STATE_URL (or PGPASSWORD).
+     */
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S*$/, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    /** Postgres store: how long a replica's claim on a project lasts without renewal. */
+    leaseDuration: durationSchema.refine((s) => s >= 1, "must be at least 1 second").default(30),
+  })
+  .strict();
+
 const projectIdSchema = z.string().regex(RESOURCE_ID_PATTERN, "not a project id");
 
 const routeRuleSchema = z
@@ -137,10 +154,13 @@ export const configSchema = z
     projects: z.union([z.literal("all"), z.array(projectIdSchema).min(1)]),
     /** How often `projects: all` is re-discovered. */
     discoveryInterval: positiveDuration.default(300),
-    state: z
-      .object({ dir: z.string().min(1).default("./state") })
-      .strict()
-      .default({ dir: "./state" }),
+    state: stateSchema.default(stateSchema.parse({})),
+    /**
+     * The operations archive: `postgres` upserts every operation that reaches an end status
+     * into the `pgcp_operations` table, in the same transaction as the state commit that counts
+     * it (so it needs the Postgres state store); `off` keeps none.
+     */
+    history: z.enum(["off", "postgres"]).default("off"),
     /** Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): `host:port` or `:port`. */
     listen: z
       .string()
@@ -179,7 +199,16 @@ export const configSchema = z
       .strict()
       .default({ level: "info", format: "auto" }),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.history === "postgres" && config.state.url === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["history"],
+        message: "postgres needs the Postgres state store (set state.url or PGCP_STATE_URL)",
+      });
+    }
+  });
 
 export type Config = z.infer<typeof configSchema>;
 /** The configuration before defaults: what a file, the environment and flags may say. */

@@ -1,11 +1,29 @@
 /**
  * The running exporter: wires the configuration to the API client, the state store, one
  * `ProjectSync` per project, the scheduler and the observers, and shuts them down in order.
+ *
+ * With the Postgres state store (`state.url`), the watched projects are shared with the other
+ * replicas through leases: the lease manager claims this replica's share, and the daemon polls
+ * and delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
-import { Notifier, alertHook, createSinks, type NotifierObserver } from "../alerts/index.js";
+import {
+  Notifier,
+  alertHook,
+  createSinks,
+  type NotifierObserver,
+  type OutboxOwner,
+} from "../alerts/index.js";
 import type { Config, ResolvedSink } from "../config/index.js";
+import {
+  LeaseManager,
+  LeasedStateStore,
+  defaultReplicaId,
+  type LeaseObserver,
+} from "../leases/index.js";
 import { FileStateStore, type StateStore } from "../store/index.js";
+import { LeaseLostError } from "../store/fencing.js";
+import { PostgresStateStore } from "../store/postgres-store.js";
 import { Scheduler } from "../scheduler/index.js";
 import { ProjectSync, type PollOptions } from "../sync/index.js";
 import { broadcast, type DaemonObserver } from "./observer.js";
@@ -22,6 +40,10 @@ export interface DaemonDependencies {
   readonly sinks?: readonly ResolvedSink[];
   /** Hears the notifier (delivery metrics). */
   readonly notifierObserver?: NotifierObserver;
+  /** Hears the lease manager (lease metrics; Postgres state store only). */
+  readonly leaseObserver?: LeaseObserver;
+  /** This replica's id among those sharing a Postgres store (default: host, pid, random). */
+  readonly replicaId?: string;
   readonly now?: () => number;
 }
 
@@ -31,6 +53,8 @@ export interface Daemon {
   readonly store: StateStore;
   /** Delivers the outboxes' alerts; undefined when no sink is configured. */
   readonly notifier: Notifier | undefined;
+  /** Shares the projects with other replicas; undefined with the file store. */
+  readonly leases: LeaseManager | undefined;
   /** The projects watched now. */
   projects(): string[];
   /** The sync of one project (for the status page and tests). */
@@ -76,26 +100,73 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     },
     ...(deps.apiEvents === undefined ? {} : { events: deps.apiEvents }),
   });
-  const store = deps.store ?? new FileStateStore(config.state.dir);
+  const store = deps.store ?? createStore(config, log);
   const pollOptions = pollOptionsFrom(config, deps.sinks);
   const syncs = new Map<string, ProjectSync>();
+  /** What the notifier drains: the syncs, or with leases, views gated on each lease. */
+  const owners = new Map<string, OutboxOwner>();
+  /** The fencing token each project's sync commits under (Postgres store). */
+  const tokens = new Map<string, number>();
+  /** Each project's poll in flight, for a handover to wait for. */
+  const inFlight = new Map<string, Promise<unknown>>();
   const sinks = createSinks(deps.sinks ?? []);
   const notifier =
     sinks.length === 0
       ? undefined
       : new Notifier({
           sinks,
-          projects: () => syncs.values(),
+          projects: () => owners.values(),
           logger: log,
           now,
           ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
         });
 
+  const deliveryMs = Math.max(0, ...(deps.sinks ?? []).map((s) => s.config.timeout * 1000)) + 2_000;
+  const leases =
+    store instanceof PostgresStateStore
+      ? new LeaseManager({
+          pool: store.controlPool,
+          replicaId: deps.replicaId ?? defaultReplicaId(),
+          leaseMs: config.state.leaseDuration * 1000,
+          prepare: () => store.open(),
+          onChange: (held) => watch(new Map([...held].map(([id, lease]) => [id, lease.token]))),
+          drain: async (projectId) => {
+            await inFlight.get(projectId)?.catch(() => undefined);
+            // A delivery of the project's alerts chosen before it was dropped ends within its
+            // sink's timeout, with its acknowledgement shortly after.
+            if (notifier !== undefined) await Promise.race([notifier.idle(), delay(deliveryMs)]);
+          },
+          logger: log,
+          ...(deps.leaseObserver === undefined ? {} : { observer: deps.leaseObserver }),
+        })
+      : undefined;
+
+  /** A commit was fenced: this replica no longer holds the project. */
+  const fenced = (projectId: string, error: LeaseLostError, what: string) => {
+    log.warn(
+      {
+        project: projectId,
+        replica: leases?.replicaId,
+        token: error.fence?.token,
+        reason: error.reason,
+        ...errorFields(error),
+      },
+      `${what} rejected: this replica no longer holds the project's lease (fencing); nothing was written`,
+    );
+    if (leases !== undefined && error.fence !== undefined) {
+      leases.fenced(projectId, error.fence.token, error.reason);
+    }
+  };
+
   const pollProject = async (projectId: string, signal: AbortSignal) => {
     const sync = syncs.get(projectId);
     if (sync === undefined) return { requests: 0, open: false };
     const started = performance.now();
-    const outcome = await sync.step(now(), signal);
+    const step = sync.step(now(), signal);
+    inFlight.set(projectId, step);
+    const outcome = await step.finally(() => {
+      if (inFlight.get(projectId) === step) inFlight.delete(projectId);
+    });
     const seconds = (performance.now() - started) / 1000;
     switch (outcome.kind) {
       case "committed": {
@@ -154,6 +225,10 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         return { requests: 1, open: sync.hasOpenOperations() };
       case "commit_failed":
         notify.commitFailed(projectId, outcome.error);
+        if (outcome.error instanceof LeaseLostError) {
+          fenced(projectId, outcome.error, "state commit");
+          return { requests: outcome.result.requests, open: false };
+        }
         log.error(
           { project: projectId, ...errorFields(outcome.error) },
           "state commit failed; the poll will be repeated",
@@ -186,13 +261,53 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     { poll: pollProject, listEndpoints },
   );
 
-  const setProjects = async (ids: readonly string[]): Promise<void> => {
-    const wanted = new Set(ids);
-    for (const id of syncs.keys()) if (!wanted.has(id)) syncs.delete(id);
-    for (const id of ids) {
+  /** The notifier's view of a project: with leases, its outbox only while the lease is valid. */
+  const ownerOf = (sync: ProjectSync, token: number | undefined): OutboxOwner => {
+    if (leases === undefined || token === undefined) return sync;
+    return {
+      projectId: sync.projectId,
+      get state() {
+        return leases.isValid(sync.projectId, token) ? sync.state : undefined;
+      },
+      updateOutbox: async (nowMs, change) => {
+        try {
+          return await sync.updateOutbox(nowMs, change);
+        } catch (error) {
+          if (error instanceof LeaseLostError) fenced(sync.projectId, error, "outbox update");
+          throw error;
+        }
+      },
+    };
+  };
+
+  /**
+   * Watches exactly the projects of `wanted`, each committing under the lease token given
+   * (undefined: the file store). A project claimed again under a new token starts afresh from
+   * its committed state.
+   */
+  const watch = async (wanted: ReadonlyMap<string, number | undefined>): Promise<void> => {
+    for (const id of [...syncs.keys()]) {
+      if (wanted.has(id) && wanted.get(id) === tokens.get(id)) continue;
+      syncs.delete(id);
+      owners.delete(id);
+      tokens.delete(id);
+    }
+    for (const [id, token] of wanted) {
       if (syncs.has(id)) continue;
-      const sync = new ProjectSync(id, store, client, pollOptions, config.alerts.outboxLimit);
+      const projectStore =
+        token === undefined || leases === undefined || !(store instanceof PostgresStateStore)
+          ? store
+          : new LeasedStateStore(store, { holder: leases.replicaId, token });
+      const sync = new ProjectSync(
+        id,
+        projectStore,
+        client,
+        pollOptions,
+        config.alerts.outboxLimit,
+      );
       syncs.set(id, sync);
+      owners.set(id, ownerOf(sync, token));
+      if (token !== undefined) tokens.set(id, token);
       const status = await sync.load();
       if (status.kind === "ready" && status.state !== undefined) {
         notify.stateLoaded(id, status.state);
@@ -213,6 +328,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }
     scheduler.setProjects([...syncs.keys()]);
     notify.projectsChanged([...syncs.keys()]);
+  };
+
+  /** The projects to watch: all of them, or with leases, this replica's share of them. */
+  const setProjects = async (ids: readonly string[]): Promise<void> => {
+    if (leases !== undefined) leases.setCandidates(ids);
+    else await watch(new Map(ids.map((id) => [id, undefined])));
   };
 
   let discoveryTimer: NodeJS.Timeout | undefined;
@@ -243,6 +364,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     scheduler,
     store,
     notifier,
+    leases,
     projects: () => [...syncs.keys()],
     project: (id) => syncs.get(id),
     async pollAll() {
@@ -261,10 +383,18 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       }
       if (config.projects === "all") scheduleDiscovery(await discover());
       else await setProjects(config.projects);
+      // The first heartbeat claims this replica's share before polling starts.
+      await leases?.start();
       scheduler.start();
       notifier?.start();
       log.info(
-        { projects: syncs.size, api: config.api.url, sinks: sinks.map((s) => s.sink.name) },
+        {
+          projects: syncs.size,
+          api: config.api.url,
+          sinks: sinks.map((s) => s.sink.name),
+          ...(store instanceof PostgresStateStore ? { store: store.location } : {}),
+          ...(leases === undefined ? {} : { replica: leases.replicaId }),
+        },
         "exporter started",
       );
     },
@@ -272,8 +402,35 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
       await scheduler.stop();
       await notifier?.stop();
+      // Released at once, so that the other replicas take the projects over without waiting.
+      await leases?.stop();
       await store.close();
       await client.close();
     },
   };
+}
+
+/** The file store, or the Postgres store when `state.url` is set. */
+function createStore(config: Config, log: Logger): StateStore {
+  const { url, leaseDuration, dir } = config.state;
+  if (url === undefined) return new FileStateStore(dir);
+  const leaseMs = leaseDuration * 1000;
+  return new PostgresStateStore({
+    url,
+    archive: config.history === "postgres",
+    maxConnections: 6,
+    // A paused process cannot hold a lease row's lock for long: the server ends its
+    // transaction well before the lease could be claimed by another replica.
+    idleInTransactionTimeoutMs: Math.max(500, Math.floor(leaseMs / 3)),
+    statementTimeoutMs: Math.max(5_000, leaseMs),
+    onPoolError: (error) => {
+      log.warn(errorFields(error), "a Postgres connection failed; it will be replaced");
+    },
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 }

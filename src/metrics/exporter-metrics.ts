@@ -7,14 +7,21 @@ import type { ApiClientEvents } from "../api/index.js";
 import type { DaemonObserver } from "../daemon/observer.js";
 import type { Exposition } from "../server/http-server.js";
 import type { NotifierObserver } from "../alerts/notifier.js";
+import type { LeaseObserver } from "../leases/index.js";
 import { apiEventCounters } from "./api-metrics.js";
 import { notifierCounters } from "./notifier-metrics.js";
 import { CATALOGUE } from "./catalogue.js";
 import { daemonObserver } from "./daemon-metrics.js";
-import { CachedExposition, DEFAULT_TIMING, type ExpositionTiming } from "./exposition.js";
+import { leaseCounters } from "./lease-metrics.js";
+import {
+  CachedExposition,
+  DEFAULT_TIMING,
+  slicedRendering,
+  type ExpositionTiming,
+} from "./exposition.js";
 import { registerCatalogue } from "./families.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
-import type { SchedulerProbe } from "./projection.js";
+import type { LeaseProbe, SchedulerProbe } from "./projection.js";
 import { ProjectViews } from "./project-views.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 
@@ -25,6 +32,8 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly limiterTokens?: () => number | undefined;
   /** The scheduler, once it exists (`() => daemon?.scheduler`). */
   readonly scheduler?: () => SchedulerProbe | undefined;
+  /** The lease manager, once it exists (`() => daemon?.leases`; Postgres state store only). */
+  readonly leases?: () => LeaseProbe | undefined;
   /**
    * Hears renderings that fail (a bug); the previous rendering keeps being served. Without it,
    * the failure becomes a process warning.
@@ -39,6 +48,8 @@ export interface ExporterMetrics extends Required<DaemonObserver>, Exposition {
   readonly apiEvents: ApiClientEvents;
   /** The notifier's reports (alert deliveries). */
   readonly notifierObserver: Required<NotifierObserver>;
+  /** The lease manager's reports (claims, releases, losses, fenced commits). */
+  readonly leaseObserver: Required<LeaseObserver>;
   /** Rebuilds the rendering now; resolves once `current()` returns it. */
   refresh(): Promise<void>;
   /**
@@ -62,13 +73,14 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       version: options.version,
       limiterTokens: options.limiterTokens,
       scheduler: options.scheduler,
+      leases: options.leases,
     },
   });
   // The exporter's own families first, then the process's.
   const all = Registry.merge([registry, processRegistry]);
 
   const exposition = new CachedExposition(
-    () => all.metrics(),
+    slicedRendering(all),
     all.contentType,
     options.timing ?? DEFAULT_TIMING,
     options.onError ?? warn,
@@ -80,6 +92,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     ...daemonObserver(views, families, changed),
     apiEvents: apiEventCounters(families, changed),
     notifierObserver: notifierCounters(families, changed),
+    leaseObserver: leaseCounters(families, changed),
     current: () => exposition.current(),
     refresh: () => exposition.refresh(),
     close: () => {

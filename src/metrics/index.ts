@@ -16,5 +16,5 @@ export {
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
 export type { ExpositionTiming } from "./exposition.js";
-export type { SchedulerProbe } from "./projection.js";
+export type { LeaseProbe, SchedulerProbe } from "./projection.js";
 export { renderReference } from "./reference.js";

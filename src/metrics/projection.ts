@@ -32,12 +32,23 @@ export interface SchedulerProbe {
   effectiveIntervalSeconds(lane: Lane): number;
 }
 
+/** What the lease manager tells about this replica's leases; `LeaseManager` satisfies it. */
+export interface LeaseProbe {
+  heldProjects(): readonly string[];
+  readonly liveReplicas: number | undefined;
+  readonly targetProjects: number | undefined;
+  /** Epoch milliseconds. */
+  readonly lastHeartbeatMs: number | undefined;
+}
+
 /** Values read when a rendering is built. A probe returning undefined omits its series. */
 export interface RuntimeProbes {
   /** The exporter's version, for `pgcp_build_info`. */
   readonly version: string;
   readonly limiterTokens?: (() => number | undefined) | undefined;
   readonly scheduler?: (() => SchedulerProbe | undefined) | undefined;
+  /** The lease manager (Postgres state store only). */
+  readonly leases?: (() => LeaseProbe | undefined) | undefined;
 }
 
 export interface ProjectionInput {

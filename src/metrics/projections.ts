@@ -1,6 +1,7 @@
 /** Every projected family of the catalogue, by name (a missing one does not compile). */
 import { alertProjections } from "./alert-series.js";
 import { endpointProjections } from "./endpoint-series.js";
+import { leaseProjections } from "./lease-series.js";
 import { operationProjections } from "./operation-series.js";
 import type { Projections } from "./projection.js";
 import { projectProjections } from "./project-series.js";
@@ -12,4 +13,5 @@ export const PROJECTIONS: Projections = {
   ...projectProjections,
   ...runtimeProjections,
   ...alertProjections,
+  ...leaseProjections,
 };

@@ -1,3 +1,4 @@
+import type { CommitDetails } from "./commit-details.js";
 import type { ProjectState } from "./project-state.js";
 
 /**
@@ -14,7 +15,11 @@ export interface StateStore {
   open(): Promise<void>;
   /** The committed state, undefined for a project never committed; throws StateFileError. */
   load(projectId: string): Promise<ProjectState | undefined>;
-  commit(state: ProjectState): Promise<void>;
+  /**
+   * `details` names the operations a poll's commit counts, for a store that archives them in
+   * the same atomic step (the Postgres store with `history: postgres`); others ignore it.
+   */
+  commit(state: ProjectState, details?: CommitDetails): Promise<void>;
   /** Projects that have a committed state. */
   projects(): Promise<string[]>;
   close(): Promise<void>;

@@ -124,7 +124,9 @@ export class ProjectSync {
         deadLetters: latest?.deadLetters ?? [],
       };
       try {
-        await this.store.commit(state);
+        // The operations it counts go along, for a store that archives them.
+        const ended = result.transitions.flatMap((t) => (t.kind === "ended" ? [t.op] : []));
+        await this.store.commit(state, { ended });
       } catch (error) {
         return { kind: "commit_failed", error, result };
       }

@@ -20,6 +20,12 @@ export const PROBES = {
     budget: { stretch: 1.25 },
     effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
   }),
+  leases: () => ({
+    heldProjects: () => ["p-alpha", "p-beta"],
+    liveReplicas: 3,
+    targetProjects: 2,
+    lastHeartbeatMs: T0_MS,
+  }),
 };
 
 export function feedEverything(metrics: ExporterMetrics): void {
@@ -68,6 +74,13 @@ export function feedEverything(metrics: ExporterMetrics): void {
   notifierObserver.delivered("slack", [alert("p-alpha", "a-9")], [4.5]);
   notifierObserver.deliveryFailed("hook", "server_error", 2);
   notifierObserver.deadLettered("hook", [alert("p-alpha", "a-0")], "max_age");
+
+  const { leaseObserver } = metrics;
+  leaseObserver.acquired("p-alpha", 7);
+  leaseObserver.released("p-delta", "rebalance");
+  leaseObserver.lost("p-epsilon", "taken");
+  leaseObserver.commitFenced("p-epsilon", "taken");
+  leaseObserver.heartbeatFailed(new Error("connection refused"));
 
   const { apiEvents } = metrics;
   const common = { route: "listOperations", method: "GET", attempt: 1, requestId: "r-1" } as const;

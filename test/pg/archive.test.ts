@@ -1,0 +1,230 @@
+/**
+ * The operations archive (`history: postgres`) across kills and restarts: the real daemon
+ * (`node dist/cli.js run`) with the Postgres store watches projects with live traffic, and is
+ * killed with SIGKILL many times in a row (and once stopped with SIGTERM), each time while it
+ * polls; each new run waits for the killed one's leases to expire, claims the projects and goes
+ * on from their committed checkpoints. A last run catches up with the frozen simulator. Then
+ * the archive must hold every operation that ended exactly once, as it ended, and the counters
+ * must equal the truth: the rows are written in the same transaction as the checkpoint.
+ *
+ * The seed is printed; `ARCHIVE_TEST_SEED=<n>` replays the choices (not the interleaving).
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { PostgresStateStore } from "../../src/store/postgres-store.js";
+import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { committedArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
+import {
+  CLI,
+  checkArchive,
+  createTestDatabase,
+  describePg,
+  diffArrivals,
+  readStates,
+  seededRandom,
+  sleep,
+  spawnCli,
+  waitFor,
+  type CliProcess,
+  type TestDatabase,
+} from "./support.js";
+
+const PROJECTS = 4;
+const KILLS = 7;
+const LEASE_SECONDS = 1.5;
+const API_KEY = "pgcp-archive-test-key";
+
+describePg("the operations archive across kills and restarts", () => {
+  let db: TestDatabase;
+  let sim: TestSimulator;
+  let dir: string;
+  const children = new Set<CliProcess>();
+  const seed = Number(process.env.ARCHIVE_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const random = seededRandom(seed);
+  const between = (min: number, max: number) => min + random() * (max - min);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "pgcp-archive-"));
+    db = await createTestDatabase("pgcp_archive");
+    const store = new PostgresStateStore({ url: db.url });
+    await store.open();
+    await store.close();
+    sim = await startTestSimulator({
+      startTime: new Date(),
+      apiKey: API_KEY,
+      traffic: {
+        projects: PROJECTS,
+        operationsPerMinute: 60,
+        failureShare: 0.2,
+        retryShare: 0.5,
+        slowShare: 0.05,
+        cancellationShare: 0.05,
+        seed,
+      },
+    });
+  });
+
+  afterAll(async () => {
+    for (const cli of children) cli.child.kill("SIGKILL");
+    await Promise.all([...children].map((c) => c.exited));
+    await sim.close();
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(
+    "holds every end-state operation exactly once, and counts exactly",
+    { timeout: 150_000 },
+    async () => {
+      expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
+      console.log(`archive test seed: ${seed} (replay with ARCHIVE_TEST_SEED=${seed})`);
+      const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
+      const { body } = await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
+      const projectIds = body.projects.map((p) => p.id).sort();
+      expect(projectIds).toHaveLength(PROJECTS);
+      // Slow reads: a good share of the kills land while a poll is in flight.
+      for (const route of ["listOperations", "getOperation"] as const) {
+        await sim.sim.addFault({ route, kind: "latency", latency_ms: 20 });
+        await sim.sim.addFault({ route, kind: "latency", latency_ms: 80, rate: 0.25 });
+      }
+
+      const configFile = path.join(dir, "config.yaml");
+      await writeFile(
+        configFile,
+        stringify({
+          api: {
+            url: sim.apiUrl,
+            requestsPerMinute: 600_000,
+            burstPerSecond: 10_000,
+            timeout: 10,
+          },
+          projects: "all",
+          discoveryInterval: 2,
+          state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
+          history: "postgres",
+          listen: "127.0.0.1:0",
+          poll: {
+            interval: 0.5,
+            fastInterval: 0.5,
+            endpointsInterval: 0,
+            backfill: "1d",
+            maxPagesPerPoll: 2,
+            pageLimit: 20,
+            firstPageLimit: 5,
+          },
+          log: { level: "debug" },
+        }),
+      );
+      const launch = () => {
+        const cli = spawnCli(configFile, { PGCP_API_KEY: API_KEY });
+        children.add(cli);
+        void cli.exited.then(() => children.delete(cli));
+        return cli;
+      };
+      const heldBy = async (replica: string) =>
+        (
+          await db.query(
+            "SELECT project_id FROM pgcp_leases WHERE holder = $1 AND expires_at > now()",
+            [replica],
+          )
+        ).length;
+
+      const clock = { stopped: false };
+      const clockLoop = (async () => {
+        while (!clock.stopped) {
+          sim.simulator.advance(Math.round(between(1, 3) * 1000) / 1000);
+          await sleep(between(50, 100));
+        }
+      })();
+
+      const runs: string[] = [];
+      const errors: string[] = [];
+      for (let run = 1; run <= KILLS; run++) {
+        const cli = launch();
+        const started = await Promise.race([cli.started, cli.exited.then(() => undefined)]);
+        expect(started, `run ${run} exited before it started:\n${cli.text()}`).toBeDefined();
+        const replica = String(started?.replica);
+        // The previous run's leases expire, then this one claims every project.
+        await waitFor(`run ${run} to hold every project`, async () =>
+          (await heldBy(replica)) === PROJECTS ? true : undefined,
+        );
+        const commitsBefore = cli.logs.filter((l) => l.msg === "poll committed").length;
+        // It goes on from the committed checkpoints; the kill lands a while after.
+        await waitFor(`run ${run} to commit`, () =>
+          cli.logs.some((l) => l.msg === "poll committed"),
+        );
+        await sleep(between(100, 1200));
+        const graceful = run === Math.ceil(KILLS / 2);
+        cli.child.kill(graceful ? "SIGTERM" : "SIGKILL");
+        const exit = await cli.exited;
+        expect(exit.signal ?? exit.code).toBe(graceful ? 0 : "SIGKILL");
+        const commits = cli.logs.filter((l) => l.msg === "poll committed").length;
+        runs.push(
+          `run ${run}: ${graceful ? "SIGTERM" : "SIGKILL"}, ${commits - commitsBefore} commits after it held every project`,
+        );
+        errors.push(
+          ...cli.logs
+            .filter((l) => l.level === "error" || l.level === "fatal")
+            .map((l) => `run ${run}: ${JSON.stringify(l)}`),
+        );
+        if (graceful) {
+          // A stopped replica released its leases: nothing waits for them to expire.
+          expect(await heldBy(replica)).toBe(0);
+        }
+      }
+
+      // Freeze the truth; a last run catches up with it.
+      clock.stopped = true;
+      await clockLoop;
+      const truth = new Map<string, Arrivals>();
+      for (const id of projectIds) truth.set(id, await truthArrivals(sim, id, since));
+      const last = launch();
+      await waitFor(
+        "the last run to catch up with the truth",
+        async () => {
+          const states = await readStates(db);
+          return projectIds.every(
+            (id) =>
+              states.get(id)?.segment === null &&
+              diffArrivals(id, committedArrivals(states.get(id)), truth.get(id) ?? {}).length === 0,
+          );
+        },
+        40_000,
+        200,
+      );
+      await sleep(1500);
+      last.child.kill("SIGTERM");
+      expect(await last.exited, `the last run did not stop cleanly:\n${last.text()}`).toEqual({
+        code: 0,
+        signal: null,
+      });
+      errors.push(
+        ...last.logs
+          .filter((l) => l.level === "error" || l.level === "fatal")
+          .map((l) => `last run: ${JSON.stringify(l)}`),
+      );
+
+      const states = await readStates(db);
+      const diff = projectIds.flatMap((id) =>
+        diffArrivals(id, committedArrivals(states.get(id)), truth.get(id) ?? {}),
+      );
+      expect(diff, diff.join("\n")).toEqual([]);
+      const archive = await checkArchive(db, sim, projectIds);
+      expect(archive.problems, archive.problems.join("\n")).toEqual([]);
+      expect(archive.ended).toBeGreaterThan(0);
+      expect(errors, errors.join("\n")).toEqual([]);
+      let arrivals = 0;
+      for (const a of truth.values()) for (const n of Object.values(a)) arrivals += n;
+      console.log(
+        [
+          `${arrivals} end-state arrivals, ${archive.ended} ended operations archived once each`,
+          ...runs,
+        ].join("\n"),
+      );
+    },
+  );
+});

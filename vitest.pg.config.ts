@@ -1,0 +1,18 @@
+/**
+ * `npm run test:pg`: the tests that need a Postgres server (`test/pg`), kept out of `npm test`.
+ * The global setup uses `PGCP_TEST_POSTGRES_URL`, or starts a throwaway server (see
+ * `test/pg/global-setup.ts`). Files run one at a time: the replica test spawns several
+ * daemons and times their leases.
+ */
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/pg/**/*.test.ts"],
+    globalSetup: ["test/pg/global-setup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 90_000,
+    pool: "forks",
+    fileParallelism: false,
+  },
+});
