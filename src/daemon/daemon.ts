@@ -263,15 +263,20 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
 
   /** The notifier's view of a project: with leases, its outbox only while the lease is valid. */
   const ownerOf = (sync: ProjectSync, token: number | undefined): OutboxOwner => {
-    if (leases === undefined || token === undefined) return sync;
+    const valid = () =>
+      leases === undefined || token === undefined || leases.isValid(sync.projectId, token);
     return {
       projectId: sync.projectId,
       get state() {
-        return leases.isValid(sync.projectId, token) ? sync.state : undefined;
+        return valid() ? sync.state : undefined;
       },
       updateOutbox: async (nowMs, change) => {
         try {
-          return await sync.updateOutbox(nowMs, change);
+          const changed = await sync.updateOutbox(nowMs, change);
+          const state = sync.state;
+          // Deliveries change the committed outbox between polls: the gauges follow it.
+          if (changed && state !== undefined) notify.outboxChanged(sync.projectId, state);
+          return changed;
         } catch (error) {
           if (error instanceof LeaseLostError) fenced(sync.projectId, error, "outbox update");
           throw error;

@@ -11,6 +11,8 @@ export interface DaemonObserver {
   projectsChanged?(projectIds: readonly string[]): void;
   /** A project's committed state was loaded at start (counters resume from it). */
   stateLoaded?(projectId: string, state: ProjectState): void;
+  /** The notifier committed a change to a project's outbox (deliveries, dead letters). */
+  outboxChanged?(projectId: string, state: ProjectState): void;
   /** A poll was committed. */
   committed?(projectId: string, result: PollResult, durationSeconds: number): void;
   /** A poll failed (API fault); nothing was committed. */
@@ -50,6 +52,7 @@ export function broadcast(
     projectsChanged: call("projectsChanged"),
     stateLoaded: call("stateLoaded"),
     committed: call("committed"),
+    outboxChanged: call("outboxChanged"),
     pollFailed: call("pollFailed"),
     commitFailed: call("commitFailed"),
     blocked: call("blocked"),

@@ -33,6 +33,10 @@ export function daemonObserver(
       commits?.inc({ result: "success" });
       changed();
     },
+    outboxChanged(projectId, state) {
+      views.stateChanged(projectId, state);
+      changed();
+    },
     pollFailed(projectId, _error, durationSeconds) {
       views.failed(projectId);
       pollDurations?.observe({ result: "failure" }, durationSeconds);

@@ -64,6 +64,12 @@ export class ProjectViews implements Iterable<ProjectView> {
     view.blocked = undefined;
   }
 
+  /** The committed state changed without a poll (the notifier's outbox updates). */
+  stateChanged(projectId: string, state: ProjectState): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.state = state;
+  }
+
   /** A poll or its commit failed: the committed state is unchanged. */
   failed(projectId: string): void {
     const view = this.#watchedView(projectId);

@@ -1,17 +1,12 @@
 /**
  * The outbox gauges (`pgcp_alerts_pending`, `pgcp_alerts_oldest_pending_timestamp_seconds`,
- * `pgcp_alerts_dead_letters`) should follow the committed outbox. A known bug: the metrics see a
- * project's state only when a *poll* commits it; the notifier's own commits (acknowledgements,
- * dead letters) are not reported to the daemon's observers. So after a delivery the gauges keep
- * the old value until the next poll commit: up to a poll interval (30 s by default), and for as
- * long as the control plane's API is down, since failed polls commit nothing.
+ * `pgcp_alerts_dead_letters`) follow the committed outbox, also when the notifier changes it
+ * between polls (acknowledgements, dead letters) and while polls fail.
  *
  * Scenario: an alert waits in the outbox while the webhook answers 500; the API then goes down
  * (every operations read answers 503) and the webhook comes back. The alert is delivered and
- * acknowledged (the committed outbox is empty), several polls fail, and `/metrics` still says
- * one alert is pending. Marked `fails` until the daemon reports outbox commits (see the report:
- * a `DaemonObserver.outboxChanged(projectId, state)` event, called after each successful
- * `updateOutbox`, that the metrics apply like `committed` without the poll counters).
+ * acknowledged (the committed outbox is empty) while several polls fail, and `/metrics` says
+ * no alert is pending.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestSimulator } from "../../support/simulator.js";
@@ -96,8 +91,7 @@ describe("the outbox gauges", () => {
     await waitFor("two failed polls after the delivery", () => failedPolls() >= failed + 2);
   });
 
-  // Known bug (see the header): remove `.fails` once the daemon reports outbox commits.
-  it.fails("pgcp_alerts_pending drops to 0 once the alert is delivered", async () => {
+  it("pgcp_alerts_pending drops to 0 once the alert is delivered", async () => {
     expect(hook.delivered()).toHaveLength(1);
     expect(await pending()).toBe(0);
   });
