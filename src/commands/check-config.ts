@@ -30,7 +30,7 @@ export const checkConfigCommand: Command = {
     out(
       `  projects:  ${config.projects === "all" ? "all (discovered)" : config.projects.join(", ")}`,
     );
-    out(`  state:     ${config.state.dir}`);
+    out(`  state:     ${describeState(config)}`);
     out(`  listen:    ${config.listen}`);
     out(
       `  sinks:     ${sinks.length === 0 ? "none (no alerts)" : sinks.map((s) => `${s.config.name} (${s.config.kind})`).join(", ")}`,
@@ -79,6 +79,18 @@ async function checkProjects(
     }
   }
   return failures;
+}
+
+/** Where state lives, never showing a password. */
+function describeState(config: Config): string {
+  if (config.state.url === undefined) return `${config.state.dir} (files)`;
+  try {
+    const url = new URL(config.state.url);
+    url.password = "";
+    return `${url.toString()} (Postgres, leases of ${config.state.leaseDuration} s)`;
+  } catch {
+    return "Postgres (URL not shown)";
+  }
 }
 
 function describe(error: unknown): string {

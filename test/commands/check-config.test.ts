@@ -67,6 +67,16 @@ it("names a missing sink secret without showing any secret", async () => {
   expect(run.stderr + run.stdout).not.toContain("secret");
 });
 
+it("shows a Postgres state URL without its password", async () => {
+  const run = await cli(["check-config", "--projects", projectId], {
+    PGCP_API_KEY: "k",
+    PGCP_STATE_URL: "postgres://pgcp:pw-secret-42@db.internal:5432/pgcp",
+  });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("postgres://pgcp@db.internal:5432/pgcp (Postgres");
+  expect(run.stdout + run.stderr).not.toContain("pw-secret-42");
+});
+
 it("checks the key and each project with one request when asked to connect", async () => {
   await sim.sim.resetStats();
   const good = await cli(
