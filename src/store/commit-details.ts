@@ -4,22 +4,14 @@
  * them in the same atomic step as the state (so the archive agrees with the counters); the file
  * store ignores them.
  */
+import type { OperationSnapshot } from "../sync/transitions.js";
 
-/** An operation as the poll read it when it counted an arrival at an end status. */
-export interface EndedOperation {
-  readonly id: string;
-  readonly projectId: string;
-  readonly branchId: string | undefined;
-  readonly endpointId: string | undefined;
-  readonly action: string;
-  /** The record's status when it was read (a failure inferred from `failuresCount` may be seen only once the operation has moved on). */
-  readonly status: string;
-  readonly failuresCount: number;
-  readonly createdAtMs: number;
-  readonly updatedAtMs: number;
-  readonly durationMs: number;
-  readonly error: string | undefined;
-}
+/**
+ * An operation as the poll read it when it counted an arrival at an end status. Its status is
+ * the record's when read: a failure inferred from `failuresCount` may be seen only once the
+ * operation has moved on.
+ */
+export type EndedOperation = OperationSnapshot;
 
 export interface CommitDetails {
   /** Operations whose end-status arrivals this commit counts (several entries may name one). */
