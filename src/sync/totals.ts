@@ -5,6 +5,8 @@
 import type { Totals } from "../store/index.js";
 import type { Transition } from "./transitions.js";
 
+type ArrivalTotals = Totals["arrivals"][number];
+
 /**
  * Upper bounds of the operation-duration buckets, in seconds: 0.1 s to one hour. Changing them
  * makes the histogram of older state files unusable (see `restoreTotals`).
@@ -49,10 +51,17 @@ export function bucketIndex(seconds: number): number {
   return i === -1 ? DURATION_BUCKETS_SECONDS.length : i;
 }
 
-/** Returns new totals with the effect of `transitions` added; `totals` is left untouched. */
+/**
+ * Returns new totals with the effect of `transitions` added; `totals` is left untouched. An
+ * arrival entry is copied the first time a transition touches it and updated in place after
+ * that, so that a catch-up of thousands of arrivals does not copy an entry per arrival.
+ */
 export function addTransitions(totals: Totals, transitions: readonly Transition[]): Totals {
   if (transitions.length === 0) return totals;
-  const arrivals = new Map(totals.arrivals.map((a) => [key(a.action, a.status), a]));
+  const arrivals = new Map<string, ArrivalTotals>();
+  for (const a of totals.arrivals) arrivals.set(key(a.action, a.status), a);
+  /** Entries that are this call's own copies (free to update). */
+  const own = new Set<ArrivalTotals>();
   const retries = { ...totals.retries };
   const endpointStarts = { ...totals.endpointStarts };
   const endpointSuspends = { ...totals.endpointSuspends };
@@ -62,22 +71,25 @@ export function addTransitions(totals: Totals, transitions: readonly Transition[
       retries[t.op.action] = (retries[t.op.action] ?? 0) + t.by;
     } else if (t.kind === "ended") {
       const k = key(t.op.action, t.status);
-      const prev = arrivals.get(k) ?? {
-        action: t.op.action,
-        status: t.status,
-        count: 0,
-        durationSum: 0,
-        buckets: zeroBuckets(),
-      };
-      const buckets = [...prev.buckets];
+      let entry = arrivals.get(k);
+      if (entry === undefined || !own.has(entry)) {
+        entry =
+          entry === undefined
+            ? {
+                action: t.op.action,
+                status: t.status,
+                count: 0,
+                durationSum: 0,
+                buckets: zeroBuckets(),
+              }
+            : { ...entry, buckets: [...entry.buckets] };
+        own.add(entry);
+        arrivals.set(k, entry);
+      }
       const b = bucketIndex(t.durationSeconds);
-      buckets[b] = (buckets[b] ?? 0) + t.count;
-      arrivals.set(k, {
-        ...prev,
-        count: prev.count + t.count,
-        durationSum: prev.durationSum + t.durationSeconds * t.count,
-        buckets,
-      });
+      entry.buckets[b] = (entry.buckets[b] ?? 0) + t.count;
+      entry.count += t.count;
+      entry.durationSum += t.durationSeconds * t.count;
       const endpoint = t.op.endpointId;
       if (t.status === "finished" && endpoint !== undefined) {
         if (t.op.action === "start_compute") {
@@ -101,6 +113,7 @@ function zeroBuckets(): number[] {
   return new Array<number>(DURATION_BUCKETS_SECONDS.length + 1).fill(0);
 }
 
+/** A key naming (action, status) unambiguously: the action's length, the action, the status. */
 function key(action: string, status: string): string {
-  return JSON.stringify([action, status]);
+  return `${action.length}:${action}${status}`;
 }

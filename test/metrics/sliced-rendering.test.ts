@@ -1,0 +1,81 @@
+/**
+ * The sliced rendering of `/metrics` writes exactly what prom-client's `Registry.metrics()`
+ * writes, however often it stops to let the event loop run.
+ */
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { slicedRendering } from "../../src/metrics/exposition.js";
+
+function registry(processMetrics: boolean): Registry {
+  const r = new Registry();
+  const counter = new Counter({
+    name: "test_events_total",
+    help: 'Events, with "quotes", a back\\slash\nand a new line in the help.',
+    labelNames: ["project", "action"],
+    registers: [r],
+  });
+  counter.inc({ project: "p-1", action: "start_compute" }, 3);
+  counter.inc({ project: 'odd "value"', action: "back\\slash\nnew line" });
+  for (let i = 0; i < 3000; i++) counter.inc({ project: `p-${i}`, action: "apply_config" }, i);
+  const gauge = new Gauge({ name: "test_level", help: "A level.", registers: [r] });
+  gauge.set(Number.NaN);
+  const signed = new Gauge({
+    name: "test_signed",
+    help: "Signed.",
+    labelNames: ["side"],
+    registers: [r],
+  });
+  signed.set({ side: "up" }, Number.POSITIVE_INFINITY);
+  signed.set({ side: "down" }, Number.NEGATIVE_INFINITY);
+  signed.set({ side: "small" }, 1e-7);
+  const histogram = new Histogram({
+    name: "test_duration_seconds",
+    help: "Durations.",
+    labelNames: ["route"],
+    buckets: [0.1, 1, 10],
+    registers: [r],
+  });
+  histogram.observe({ route: "a" }, 0.05);
+  histogram.observe({ route: "b" }, 5);
+  histogram.observe({ route: "b" }, 50);
+  const summary = new Summary({
+    name: "test_sizes",
+    help: "Sizes.",
+    percentiles: [0.5, 0.9],
+    registers: [r],
+  });
+  summary.observe(3);
+  new Gauge({ name: "test_empty", help: "Never set.", labelNames: ["x"], registers: [r] });
+  if (processMetrics) collectDefaultMetrics({ register: r });
+  return r;
+}
+
+/** The process's own values change between two renderings: those are compared by shape. */
+function comparable(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line.startsWith("#") || line.startsWith("test_") ? line : line.replace(/ \S+$/, " V"),
+    )
+    .join("\n");
+}
+
+describe("the sliced rendering of a registry", () => {
+  it("writes prom-client's bytes, in one slice", async () => {
+    const r = registry(true);
+    expect(comparable((await slicedRendering(r, 1e9)()).toString())).toBe(
+      comparable(await r.metrics()),
+    );
+  });
+
+  it("writes prom-client's bytes when it lets the event loop run after every few series", async () => {
+    // Without the process metrics: the active resources differ while the rendering waits.
+    const merged = Registry.merge([registry(false), new Registry()]);
+    let turns = 0;
+    const counting = setInterval(() => (turns += 1), 0);
+    const sliced = (await slicedRendering(merged, 0)()).toString();
+    clearInterval(counting);
+    expect(sliced).toBe(await merged.metrics());
+    expect(turns).toBeGreaterThan(0);
+  });
+});
