@@ -1,0 +1,95 @@
+/**
+ * What every scenario gets from the driver: the scale, the number of runs, a scratch
+ * directory, a progress log, and helpers to start the worker processes.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import type { StatsView } from "../../../src/simulator/index.js";
+import type { ExporterHost } from "../workers/exporter-host.js";
+import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
+import { startWorker, workerPath, type Worker } from "./rpc.js";
+
+export const API_KEY = "bench-api-key";
+
+export interface BenchContext {
+  /** Multiplies the work of every scenario (BENCH_SCALE, default 1). */
+  readonly scale: number;
+  /** Repetitions of each measurement (BENCH_RUNS, default 3). */
+  readonly runs: number;
+  /** A directory removed at the end of the run. */
+  readonly scratch: string;
+  log(message: string): void;
+}
+
+export async function newScratch(root: string, prefix: string): Promise<string> {
+  return mkdtemp(path.join(root, prefix));
+}
+
+export async function removeScratch(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** The heap limit given to the worker processes: the big scenarios hold a lot. */
+const HEAP = "--max-old-space-size=8192";
+
+export type SimWorker = Worker<SimHost> & { readonly apiUrl: string; readonly url: string };
+
+/** A simulator in its own process; no rate limit unless asked for. */
+export async function startSimWorker(options: Partial<SimStartArgs> = {}): Promise<SimWorker> {
+  const worker = await startWorker<SimHost>(workerPath("workers/sim-host.js"), {
+    execArgv: [HEAP],
+  });
+  const started = await worker.run("start", {
+    apiKey: API_KEY,
+    clock: "manual",
+    seed: 7,
+    rateLimit: false,
+    startTimeMs: Date.now(),
+    ...options,
+  });
+  return Object.assign(worker, { apiUrl: started.apiUrl, url: started.url });
+}
+
+export type ExporterWorker = Worker<ExporterHost>;
+
+/** BENCH_CPU_PROF=<dir>: the exporter workers write V8 CPU profiles there (for finding costs). */
+function profiling(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+}
+
+/** A fresh process for the exporter or a baseline. */
+export function startExporterWorker(): Promise<ExporterWorker> {
+  return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {
+    execArgv: [HEAP, "--expose-gc", ...profiling()],
+    // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
+    stdout: "ignore",
+  });
+}
+
+/** Requests the simulator served, per route and status (`GET /_sim/stats`). */
+export async function simStats(sim: SimWorker): Promise<StatsView> {
+  const response = await fetch(`${sim.url}/_sim/stats`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  return (await response.json()) as StatsView;
+}
+
+/** Forgets the simulator's request counts (`DELETE /_sim/stats`). */
+export async function resetSimStats(sim: SimWorker): Promise<void> {
+  const response = await fetch(`${sim.url}/_sim/stats`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  await response.arrayBuffer();
+}
+
+/** Requests of one route in a stats view, every status. */
+export function routeRequests(stats: StatsView, route: string): number {
+  return Object.values(stats.routes[route] ?? {}).reduce((a, b) => a + b, 0);
+}
+
+export const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });

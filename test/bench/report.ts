@@ -1,0 +1,180 @@
+/** The benchmark figures as the Markdown tables of `docs/performance.md`. */
+import type { Results } from "./run.js";
+import { round, type Summary } from "./lib/stats.js";
+
+const n = (value: number, digits = 3): string => {
+  if (!Number.isFinite(value)) return String(value);
+  const r = round(value, digits);
+  return Math.abs(r) >= 1000 ? Math.round(r).toLocaleString("en-US") : String(r);
+};
+const mb = (bytes: number): string => `${n(bytes / 1024 / 1024)} MiB`;
+/** Median, with the runs' range. */
+const med = (s: Summary, digits = 3): string =>
+  `${n(s.median, digits)} (${n(s.min, digits)}–${n(s.max, digits)})`;
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+export function report(r: Results): string {
+  const parts: string[] = [];
+  const m = r.machine;
+  parts.push(
+    `Run of ${r.startedAt} at commit ${r.commit}: BENCH_SCALE=${r.scale}, ${r.runs} runs per ` +
+      `ingest point, ${n(r.seconds / 60)} minutes. Machine: ${m.cpus} x ${m.cpuModel}, ` +
+      `${mb(m.memoryBytes)}, ${m.platform} ${m.kernel}, Node ${m.node}; 1-minute load average ` +
+      `${n(m.loadAverageStart)} at the start and ${n(m.loadAverageEnd)} at the end.`,
+  );
+
+  if (r.ingest !== undefined) {
+    const rows = (points: typeof r.ingest.oneProject) =>
+      points.map((p) => [
+        `${n(p.projects)} x ${n(p.operationsPerProject)}`,
+        med(p.exporterOpsPerSecond),
+        med(p.baselineOpsPerSecond),
+        med(p.costRatio),
+        med(p.cpuRatio),
+        n(p.rounds),
+        mb(p.exporterPeakRss),
+      ]);
+    const header = [
+      "projects x operations",
+      "exporter, ops/s",
+      "baseline, ops/s",
+      "time ratio (target ≤ 2)",
+      "CPU ratio",
+      "polls",
+      "exporter peak RSS",
+    ];
+    const quiet = [...r.ingest.oneProject, ...r.ingest.manyProjects].flatMap((p) =>
+      p.quietLog === undefined
+        ? []
+        : [
+            `- ${n(p.projects)} x ${n(p.operationsPerProject)} at log level warn (one run): ` +
+              `${n(p.quietLog.exporterOpsPerSecond)} ops/s, time ratio ${n(p.quietLog.costRatio)}, ` +
+              `CPU ratio ${n(p.quietLog.cpuRatio)}`,
+          ],
+    );
+    parts.push(
+      `### 1. Ingest throughput\n\nOne project:\n\n${table(header, rows(r.ingest.oneProject))}\n\n` +
+        `Many projects of 1,000 operations:\n\n${table(header, rows(r.ingest.manyProjects))}` +
+        (quiet.length === 0
+          ? ""
+          : `\n\nWithout the info line per operation:\n\n${quiet.join("\n")}`),
+    );
+  }
+
+  if (r.scrape !== undefined) {
+    parts.push(
+      `### 2. Scrape cost\n\n` +
+        table(
+          [
+            "projects",
+            "endpoints",
+            "series lines",
+            "bytes",
+            "exporter p50 / p99, ms",
+            "baseline p50 / p99, ms",
+            "ratio p50 / p99 (target ≤ 1.2)",
+            "per third: p50 / p99 ratio",
+            "event-loop delay p99 / max, ms",
+            "one rendering, ms",
+          ],
+          r.scrape.map((p) => [
+            n(p.projects),
+            n(p.endpoints),
+            n(p.lines),
+            mb(p.bytes),
+            `${n(p.exporter.p50)} / ${n(p.exporter.p99)}`,
+            `${n(p.baseline.p50)} / ${n(p.baseline.p99)}`,
+            `${n(p.ratio.p50)} / ${n(p.ratio.p99)}`,
+            `${med(p.runRatios.p50)} / ${med(p.runRatios.p99)}`,
+            `${n(p.eventLoopDelay.p99)} / ${n(p.eventLoopDelay.max)}`,
+            n(p.renderMs),
+          ]),
+        ),
+    );
+  }
+
+  if (r.requests !== undefined) {
+    parts.push(
+      `### 3. Request cost per cycle\n\n` +
+        table(
+          [
+            "projects",
+            "idle (minimum 1.0)",
+            "one open operation on the first page",
+            "one open operation below 100 newer records",
+            "one cycle of idle projects, s",
+          ],
+          r.requests.map((p) => [
+            n(p.projects),
+            n(p.idle),
+            n(p.openOnFirstPage),
+            n(p.openBelow100),
+            n(p.idlePollAllSeconds),
+          ]),
+        ),
+    );
+  }
+
+  if (r.fleet !== undefined) {
+    parts.push(
+      `### 3-5. Under the default budget: requests, poll interval, detection latency, memory\n\n` +
+        table(
+          [
+            "projects",
+            "time compression",
+            "requests/min (polls + listings)",
+            "planned / observed poll interval, s",
+            "stretch",
+            "first round, s",
+            "detection p50 / p99, s",
+            "÷ poll interval p50 / p99",
+            "detected / injected (duplicates)",
+            "peak RSS / heap used",
+          ],
+          r.fleet.map((p) => [
+            n(p.projects),
+            `${n(p.compression)}x`,
+            `${n(p.requestsPerMinute)} (${n(p.pollRequestsPerMinute)} + ${n(p.listingRequestsPerMinute)})`,
+            `${n(p.plannedIntervalSeconds)} / ${n(p.observedIntervalSeconds)}`,
+            n(p.stretch),
+            n(p.firstRoundSeconds),
+            `${n(p.detection.p50)} / ${n(p.detection.p99)}`,
+            `${n(p.detectionRatio.p50)} / ${n(p.detectionRatio.p99)}`,
+            `${n(p.detected)} / ${n(p.injected)} (${n(p.duplicates)})`,
+            `${mb(p.memory.peakRss)} / ${mb(p.memory.heapUsed)}`,
+          ]),
+        ),
+    );
+  }
+
+  if (r.state !== undefined) {
+    parts.push(
+      `### 5. Commits and start-up\n\n` +
+        table(
+          [
+            "projects",
+            "poll + commit of one project p50 / p90, ms",
+            "commit alone p50 / p90, ms",
+            "bytes per commit",
+            "state on disk",
+            "start-up, s",
+            "RSS / heap after start-up",
+          ],
+          r.state.map((p) => [
+            n(p.projects),
+            `${n(p.stepMs.p50)} / ${n(p.stepMs.p90)}`,
+            `${n(p.commitMs.p50)} / ${n(p.commitMs.p90)}`,
+            n(p.bytesPerCommit),
+            mb(p.bytesOnDisk),
+            n(p.startSeconds),
+            `${mb(p.memoryAfterStart.rss)} / ${mb(p.memoryAfterStart.heapUsed)}`,
+          ]),
+        ),
+    );
+  }
+  return `${parts.join("\n\n")}\n`;
+}

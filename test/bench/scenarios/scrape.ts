@@ -1,0 +1,228 @@
+/**
+ * Scenario 2, scrape cost: `/metrics` latency and size with `projects` projects, each with 10
+ * actions in its counters and 10 endpoints, while the daemon keeps polling (every project
+ * every 30 s and its endpoints every 60 s, the default intervals, with no request budget, so
+ * that the metrics keep changing and the rendering keeps being rebuilt). Baseline: a bare
+ * node:http server in its own process returning a buffer of the same bytes. Scrapes go to
+ * both in turn from the driver's process, one at a time, over kept-alive connections.
+ */
+import path from "node:path";
+import { Pool } from "undici";
+import type { BufferServer } from "../workers/buffer-server.js";
+import {
+  API_KEY,
+  newScratch,
+  removeScratch,
+  sleep,
+  startExporterWorker,
+  startSimWorker,
+  type BenchContext,
+} from "../lib/context.js";
+import { startWorker, workerPath } from "../lib/rpc.js";
+import {
+  median,
+  percentiles,
+  quantile,
+  summarize,
+  type Percentiles,
+  type Summary,
+} from "../lib/stats.js";
+
+export interface ScrapePoint {
+  readonly projects: number;
+  readonly endpoints: number;
+  /** Series of `pgcp_operations_total` (project x action x status). */
+  readonly operationSeries: number;
+  readonly bytes: number;
+  readonly lines: number;
+  /** The five families with the most bytes: name, series lines, bytes. */
+  readonly largestFamilies: readonly { name: string; lines: number; bytes: number }[];
+  /** Scrape latency, ms. */
+  readonly exporter: Percentiles;
+  readonly baseline: Percentiles;
+  readonly ratio: { readonly p50: number; readonly p99: number };
+  /** The same ratios in each third of the scrapes (three runs): median and range. */
+  readonly runRatios: { readonly p50: Summary; readonly p99: Summary };
+  /** The exporter's event-loop delay during the scrapes, ms. */
+  readonly eventLoopDelay: { p50: number; p99: number; max: number; mean: number };
+  /** How long one rebuild of the cached rendering takes (median of 5), ms. */
+  readonly renderMs: number;
+  /** Time to set the scenario up (data, catch-up, every endpoint listed), seconds. */
+  readonly setupSeconds: number;
+}
+
+/** Ten actions in each project's counters: the bulk history's, and scripted ones. */
+const ACTIONS = [
+  "apply_config",
+  "apply_storage_config",
+  "check_availability",
+  "create_branch",
+  "create_timeline",
+  "delete_tenant",
+  "start_compute",
+  "suspend_compute",
+  "prepare_secondary_pageserver",
+  "detach_parent_branch",
+] as const;
+
+const ENDPOINTS_PER_PROJECT = 10;
+
+export async function measureScrape(
+  ctx: BenchContext,
+  projects: number,
+  scrapes: number,
+): Promise<ScrapePoint> {
+  ctx.log(`scrape: ${projects} projects, ${projects * ENDPOINTS_PER_PROJECT} endpoints`);
+  const setupStarted = performance.now();
+  const sim = await startSimWorker();
+  const worker = await startExporterWorker();
+  const baselineWorker = await startWorker<BufferServer>(workerPath("workers/buffer-server.js"));
+  const dir = await newScratch(ctx.scratch, "scrape-");
+  const exporterPool: { pool?: Pool } = {};
+  const baselinePool: { pool?: Pool } = {};
+  try {
+    const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
+    await sim.run("addEndpoints", {
+      projectIds: seeded.projectIds,
+      endpoints: ENDPOINTS_PER_PROJECT,
+    });
+    await sim.run("script", {
+      operations: seeded.projectIds.flatMap((projectId) =>
+        ACTIONS.map((action, i) => ({
+          projectId,
+          action,
+          steps: [
+            { status: "running", after_seconds: 0 },
+            { status: i === 0 ? "failed" : "finished", after_seconds: 5 + i },
+          ],
+        })),
+      ),
+    });
+    const { nowMs } = await sim.run("advance", { seconds: 120 });
+    const truth = await sim.run("truth");
+    const stateDir = path.join(dir, "state");
+    await worker.run("writeStates", {
+      dir: stateDir,
+      projects: seeded.projectIds.map((id) => ({ id, second: Math.floor(nowMs / 1000) - 90_000 })),
+    });
+    const started = await worker.run("start", {
+      config: {
+        // No budget, and enough jobs per tick to list every project's endpoints in seconds.
+        api: {
+          url: sim.apiUrl,
+          key: API_KEY,
+          requestsPerMinute: 1e9,
+          burstPerSecond: 1e9,
+          concurrency: 200,
+        },
+        projects: seeded.projectIds,
+        state: { dir: stateDir },
+        listen: "127.0.0.1:0",
+      },
+    });
+    const url = started.url;
+    const get = async (pool: Pool): Promise<{ ms: number; body: Buffer; type: string }> => {
+      const t0 = performance.now();
+      const response = await pool.request({ method: "GET", path: "/metrics" });
+      const body = Buffer.from(await response.body.arrayBuffer());
+      const ms = performance.now() - t0;
+      if (response.statusCode !== 200) throw new Error(`/metrics answered ${response.statusCode}`);
+      return { ms, body, type: String(response.headers["content-type"] ?? "") };
+    };
+    exporterPool.pool = new Pool(url, { connections: 1 });
+    const ep = exporterPool.pool;
+    // Ready: every arrival counted and every endpoint listed, in a fresh rendering.
+    for (let tries = 0; ; tries++) {
+      const p = await worker.run("progress");
+      await worker.run("refreshMetrics");
+      const text = (await get(ep)).body.toString("utf8");
+      const endpoints = countLines(text, "pgcp_endpoint_info{");
+      if (p.counted >= truth.total && endpoints >= projects * ENDPOINTS_PER_PROJECT) break;
+      if (tries > 600) throw new Error(`not ready: ${JSON.stringify(p)}, ${endpoints} endpoints`);
+      await sleep(1000);
+    }
+    const renders: number[] = [];
+    for (let i = 0; i < 5; i++) renders.push((await worker.run("refreshMetrics")).ms);
+    const sample = await get(ep);
+    const text = sample.body.toString("utf8");
+    const { url: baselineUrl } = await baselineWorker.run("listen", {
+      body: sample.body,
+      contentType: sample.type,
+    });
+    baselinePool.pool = new Pool(baselineUrl, { connections: 1 });
+    const bp = baselinePool.pool;
+    await get(bp);
+    const setupSeconds = (performance.now() - setupStarted) / 1000;
+
+    // Scrapes in turn, ten pairs a second, while the daemon polls.
+    const exporterMs: number[] = [];
+    const baselineMs: number[] = [];
+    await worker.run("startLoopDelay");
+    for (let i = 0; i < scrapes; i++) {
+      const t0 = performance.now();
+      const first = i % 2 === 0 ? ep : bp;
+      const second = first === ep ? bp : ep;
+      const a = await get(first);
+      const b = await get(second);
+      (first === ep ? exporterMs : baselineMs).push(a.ms);
+      (second === ep ? exporterMs : baselineMs).push(b.ms);
+      const rest = 100 - (performance.now() - t0);
+      if (rest > 0) await sleep(rest);
+    }
+    const eventLoopDelay = await worker.run("stopLoopDelay");
+    await worker.run("stop");
+    const exporter = percentiles(exporterMs);
+    const baseline = percentiles(baselineMs);
+    const thirds = [0, 1, 2].map((i) => {
+      const from = Math.floor((i * exporterMs.length) / 3);
+      const to = Math.floor(((i + 1) * exporterMs.length) / 3);
+      return { e: exporterMs.slice(from, to), b: baselineMs.slice(from, to) };
+    });
+    const blockRatio = (q: number) =>
+      summarize(thirds.map(({ e, b }) => quantile(e, q) / quantile(b, q)));
+    return {
+      projects,
+      endpoints: countLines(text, "pgcp_endpoint_info{"),
+      operationSeries: countLines(text, "pgcp_operations_total{"),
+      bytes: sample.body.length,
+      lines: countLines(text, ""),
+      largestFamilies: families(text).slice(0, 5),
+      exporter,
+      baseline,
+      ratio: { p50: exporter.p50 / baseline.p50, p99: exporter.p99 / baseline.p99 },
+      runRatios: { p50: blockRatio(0.5), p99: blockRatio(0.99) },
+      eventLoopDelay,
+      renderMs: median(renders),
+      setupSeconds,
+    };
+  } finally {
+    await exporterPool.pool?.close();
+    await baselinePool.pool?.close();
+    await worker.close();
+    await baselineWorker.close();
+    await sim.close();
+    await removeScratch(dir);
+  }
+}
+
+/** Lines of `text` that start with `prefix` (every line for ""). */
+function countLines(text: string, prefix: string): number {
+  let n = 0;
+  for (const line of text.split("\n")) if (line !== "" && line.startsWith(prefix)) n += 1;
+  return n;
+}
+
+/** Series lines and bytes per family (`# HELP`/`# TYPE` lines included), largest first. */
+function families(text: string): { name: string; lines: number; bytes: number }[] {
+  const out = new Map<string, { name: string; lines: number; bytes: number }>();
+  let current = "";
+  for (const line of text.split("\n")) {
+    const help = /^# (?:HELP|TYPE) (\S+)/.exec(line);
+    if (help !== null) current = help[1] ?? "";
+    const entry = out.get(current) ?? { name: current, lines: 0, bytes: 0 };
+    entry.bytes += Buffer.byteLength(line) + 1;
+    if (help === null && line !== "") entry.lines += 1;
+    out.set(current, entry);
+  }
+  return [...out.values()].sort((a, b) => b.bytes - a.bytes);
+}

@@ -1,0 +1,311 @@
+/**
+ * A benchmark worker process that hosts the real exporter (`startExporter`: API client, state
+ * store, syncs, scheduler, metrics, HTTP server) or one of the baselines it is compared with,
+ * and runs what the driver asks for inside the process, so that timings and CPU and memory
+ * figures belong to this process alone.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { Pool } from "undici";
+import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { resolveConfig, resolveSinks, type RawConfig } from "../../../src/config/index.js";
+import { createLogger } from "../../../src/logger.js";
+import {
+  FileStateStore,
+  STATE_FORMAT,
+  STATE_VERSION,
+  type ProjectState,
+} from "../../../src/store/index.js";
+import { emptyTotals } from "../../../src/sync/index.js";
+import { serve } from "../lib/rpc.js";
+import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
+
+let exporter: RunningExporter | undefined;
+let loopDelay: IntervalHistogram | undefined;
+
+function running(): RunningExporter {
+  if (exporter === undefined) throw new Error("the exporter is not started");
+  return exporter;
+}
+
+export interface StartArgs {
+  readonly config: RawConfig;
+  /** Environment for the sinks' secrets (`PGCP_WEBHOOK_URL`, …). */
+  readonly env?: Record<string, string>;
+  /** Log level of the exporter's JSON log (standard output, /dev/null). Default `info`. */
+  readonly logLevel?: string;
+}
+
+export interface CatchUpResult {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly rounds: number;
+  readonly counted: number;
+  readonly memory: MemorySnapshot;
+}
+
+export interface BaselineArgs {
+  readonly apiUrl: string;
+  readonly apiKey: string;
+  readonly projectIds: readonly string[];
+  readonly firstPageLimit: number;
+  readonly pageLimit: number;
+  readonly concurrency: number;
+}
+
+export interface BaselineResult {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly operations: number;
+  readonly pages: number;
+  readonly memory: MemorySnapshot;
+}
+
+export interface Progress {
+  /** Committed end-state arrivals, over every project. */
+  readonly counted: number;
+  /** Projects with a catch-up segment open. */
+  readonly catchingUp: number;
+  /** Projects with no committed state yet. */
+  readonly missing: number;
+  /** Sum of the committed states' sequence numbers: grows by one per commit. */
+  readonly commits: number;
+  /** Operations followed (open, or failed and watched). */
+  readonly tracked: number;
+}
+
+function progress(e: RunningExporter): Progress {
+  let counted = 0;
+  let catchingUp = 0;
+  let missing = 0;
+  let commits = 0;
+  let tracked = 0;
+  for (const id of e.daemon.projects()) {
+    const state = e.daemon.project(id)?.state;
+    if (state === undefined) {
+      missing += 1;
+      continue;
+    }
+    if (state.segment !== null) catchingUp += 1;
+    commits += state.sequence;
+    tracked += state.tracked.length;
+    for (const a of state.totals.arrivals) counted += a.count;
+  }
+  return { counted, catchingUp, missing, commits, tracked };
+}
+
+const handlers = {
+  /**
+   * Writes a committed checkpoint for each project, as a daemon that stopped at `second` would
+   * have left it: whatever the log holds after that second is new to the exporter.
+   */
+  async writeStates(args: {
+    dir: string;
+    projects: readonly { id: string; second: number }[];
+  }): Promise<{ ms: number }> {
+    const started = performance.now();
+    const store = new FileStateStore(args.dir);
+    await store.open();
+    const now = Date.now();
+    for (const p of args.projects) {
+      const state: ProjectState = {
+        format: STATE_FORMAT,
+        version: STATE_VERSION,
+        projectId: p.id,
+        sequence: 1,
+        committedAtMs: now,
+        watermark: { second: p.second, ids: [] },
+        segment: null,
+        tracked: [],
+        totals: emptyTotals(),
+        outbox: [],
+        deadLetters: [],
+      };
+      await store.commit(state);
+    }
+    return { ms: performance.now() - started };
+  },
+
+  async start(args: StartArgs): Promise<{ url: string; startMs: number; memory: MemorySnapshot }> {
+    const started = performance.now();
+    const config = resolveConfig("bench", [args.config]);
+    const logger = createLogger(args.logLevel ?? "info", undefined, "json");
+    const env = { ...process.env, ...(args.env ?? {}) };
+    exporter = await startExporter(config, { logger, env, sinks: resolveSinks(config, env) });
+    return {
+      url: exporter.server.url,
+      startMs: performance.now() - started,
+      memory: memorySnapshot(),
+    };
+  },
+
+  /** Polls every project until `expected` arrivals are committed and no catch-up is open. */
+  async catchUp(args: { expected: number; maxRounds?: number }): Promise<CatchUpResult> {
+    const e = running();
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    let rounds = 0;
+    let p = progress(e);
+    while (p.counted < args.expected || p.catchingUp > 0) {
+      if (rounds >= (args.maxRounds ?? 100_000)) {
+        throw new Error(`no catch-up after ${rounds} rounds: ${JSON.stringify(p)}`);
+      }
+      await e.daemon.pollAll();
+      rounds += 1;
+      p = progress(e);
+    }
+    const ms = performance.now() - started;
+    return { ms, cpuMs: cpuMsSince(cpu), rounds, counted: p.counted, memory: memorySnapshot() };
+  },
+
+  /**
+   * One poll and commit of each of `projectIds`, one after another (`ProjectSync.step`, as the
+   * scheduler runs it), and then a commit of the same state again through the store alone.
+   * Returns per project: the step's time, the commit's time, and the bytes of the document.
+   */
+  async steps(args: { projectIds: readonly string[] }) {
+    const e = running();
+    const out: { stepMs: number; commitMs: number; bytes: number; outcome: string }[] = [];
+    for (const id of args.projectIds) {
+      const sync = e.daemon.project(id);
+      if (sync === undefined) throw new Error(`no project ${id}`);
+      const t0 = performance.now();
+      const outcome = await sync.step(Date.now());
+      const stepMs = performance.now() - t0;
+      const state = sync.state;
+      if (state === undefined) throw new Error(`no state for ${id}`);
+      const t1 = performance.now();
+      await e.daemon.store.commit(state);
+      const commitMs = performance.now() - t1;
+      out.push({
+        stepMs,
+        commitMs,
+        bytes: Buffer.byteLength(JSON.stringify(state)),
+        outcome: outcome.kind,
+      });
+    }
+    return out;
+  },
+
+  async pollAll(): Promise<{ ms: number }> {
+    const started = performance.now();
+    await running().daemon.pollAll();
+    return { ms: performance.now() - started };
+  },
+
+  progress: () => progress(running()),
+
+  /** The scheduler's budget and the intervals it polls at now. */
+  scheduler() {
+    const { scheduler } = running().daemon;
+    return {
+      budget: scheduler.budget,
+      baseIntervalSeconds: scheduler.effectiveIntervalSeconds("base"),
+      fastIntervalSeconds: scheduler.effectiveIntervalSeconds("fast"),
+    };
+  },
+
+  /** Outbox entries still waiting, over every project. */
+  outbox() {
+    const e = running();
+    let waiting = 0;
+    let dead = 0;
+    for (const id of e.daemon.projects()) {
+      const state = e.daemon.project(id)?.state;
+      waiting += state?.outbox.length ?? 0;
+      dead += state?.deadLetters.length ?? 0;
+    }
+    return { waiting, dead };
+  },
+
+  async refreshMetrics(): Promise<{ ms: number; bytes: number }> {
+    const started = performance.now();
+    await running().metrics.refresh();
+    return { ms: performance.now() - started, bytes: running().metrics.current().body.length };
+  },
+
+  memory: () => memorySnapshot(),
+
+  gc(): MemorySnapshot {
+    globalThis.gc?.();
+    return memorySnapshot();
+  },
+
+  startLoopDelay(): void {
+    loopDelay?.disable();
+    loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+  },
+
+  /** Event-loop delay since `startLoopDelay`, in ms. */
+  stopLoopDelay() {
+    const h = loopDelay;
+    if (h === undefined) throw new Error("startLoopDelay was not called");
+    h.disable();
+    loopDelay = undefined;
+    return {
+      p50: h.percentile(50) / 1e6,
+      p99: h.percentile(99) / 1e6,
+      max: h.max / 1e6,
+      mean: h.mean / 1e6,
+    };
+  },
+
+  async stop(): Promise<{ ms: number }> {
+    const started = performance.now();
+    await exporter?.stop();
+    exporter = undefined;
+    return { ms: performance.now() - started };
+  },
+
+  /**
+   * The ingest baseline: the same pages as the exporter's walk (a first page of
+   * `firstPageLimit`, then `pageLimit`, down to the end of each log), fetched with undici over
+   * a pool of `concurrency` connections and parsed with `JSON.parse`, and nothing else.
+   */
+  async baseline(args: BaselineArgs): Promise<BaselineResult> {
+    const url = new URL(args.apiUrl);
+    const pool = new Pool(url.origin, { connections: args.concurrency });
+    const basePath = url.pathname.replace(/\/$/, "");
+    const headers = { authorization: `Bearer ${args.apiKey}`, accept: "application/json" };
+    const queue = [...args.projectIds];
+    let operations = 0;
+    let pages = 0;
+    const walkOne = async (projectId: string) => {
+      let cursor: string | undefined;
+      let limit = args.firstPageLimit;
+      for (;;) {
+        const query = cursor === undefined ? `limit=${limit}` : `limit=${limit}&cursor=${cursor}`;
+        const response = await pool.request({
+          method: "GET",
+          path: `${basePath}/projects/${projectId}/operations?${query}`,
+          headers,
+        });
+        const page = JSON.parse(await response.body.text()) as {
+          operations: unknown[];
+          pagination?: { cursor: string };
+        };
+        if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+        pages += 1;
+        operations += page.operations.length;
+        if (page.operations.length < limit || page.pagination === undefined) return;
+        cursor = encodeURIComponent(page.pagination.cursor);
+        limit = args.pageLimit;
+      }
+    };
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: Math.min(args.concurrency, queue.length) }, async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) await walkOne(id);
+      }),
+    );
+    const ms = performance.now() - started;
+    const cpuMs = cpuMsSince(cpu);
+    await pool.close();
+    return { ms, cpuMs, operations, pages, memory: memorySnapshot() };
+  },
+};
+
+export type ExporterHost = typeof handlers;
+
+serve(handlers);
