@@ -23,16 +23,20 @@
  * `.bench/`). Exit status 1 when a check fails.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeJson } from "../bench/lib/json-file.js";
 import { stringify } from "yaml";
 import { isEndStatus } from "../../src/contract/index.js";
-import { parseState, type ProjectState } from "../../src/store/index.js";
+import { seededRandom } from "../support/random.js";
 import { startReceiver, type ResponseSpec } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { residentBytes, scrape, spawnDaemon, type DaemonRun, type LogLine } from "./daemon.js";
+import { readStateFiles } from "../support/state-files.js";
+import { removeDir } from "../support/temp-dir.js";
+import { sleep } from "../support/wait.js";
+import { committedArrivals, diffArrivals, micros, type Arrivals } from "../sync/support.js";
+import { residentBytes, scrape, spawnRun, type DaemonRun, type LogLine } from "./daemon.js";
 import {
   API_FAULT_CLASSES,
   API_TIMEOUT_SECONDS,
@@ -105,23 +109,6 @@ function profile(): Profile {
       };
 }
 
-/** mulberry32: a small seeded generator, so that a run's choices can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, Math.max(0, ms));
-  });
-
 function shuffled<T>(random: () => number, items: readonly T[]): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
@@ -147,15 +134,6 @@ class Stop {
   }
 }
 
-/** `action status` → count. */
-type Arrivals = Record<string, number>;
-
-function micros(iso: string): number {
-  const match = /^(.*?)(?:\.(\d{1,6}))?Z$/.exec(iso);
-  if (match === null) throw new Error(`not a UTC timestamp: ${iso}`);
-  return Date.parse(`${match[1] ?? ""}Z`) * 1000 + Number((match[2] ?? "").padEnd(6, "0"));
-}
-
 /** The truth: end-state arrivals after `since` (µs), and the failures (op id + status). */
 async function truthOf(
   sim: TestSimulator,
@@ -173,32 +151,6 @@ async function truthOf(
     }
   }
   return { arrivals, failures };
-}
-
-function committedArrivals(state: ProjectState | undefined): Arrivals {
-  const out: Arrivals = {};
-  for (const a of state?.totals.arrivals ?? [])
-    if (a.count > 0) out[`${a.action} ${a.status}`] = a.count;
-  return out;
-}
-
-function differences(project: string, committed: Arrivals, truth: Arrivals): string[] {
-  const keys = [...new Set([...Object.keys(committed), ...Object.keys(truth)])].sort();
-  return keys
-    .filter((k) => (committed[k] ?? 0) !== (truth[k] ?? 0))
-    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
-}
-
-async function readStates(dir: string): Promise<Map<string, ProjectState>> {
-  const states = new Map<string, ProjectState>();
-  if (!existsSync(dir)) return states;
-  for (const name of await readdir(dir)) {
-    if (!name.endsWith(".state.json")) continue;
-    const id = name.slice(0, -".state.json".length);
-    const file = path.join(dir, name);
-    states.set(id, parseState(file, await readFile(file, "utf8"), id));
-  }
-  return states;
 }
 
 /**
@@ -340,7 +292,7 @@ async function main(): Promise<void> {
     peakRss: number;
   }[] = [];
   const memory: { t: number; run: number; rss?: number; heap?: number }[] = [];
-  const faultsFired = new Map<string, { cls: ApiFaultClass; fired: number }>();
+  const faultsFired = new Map<string, { cls: ApiFaultClass; fired: number; mild: boolean }>();
   const faultCounts: Record<ApiFaultClass, number> = Object.fromEntries(
     API_FAULT_CLASSES.map((c) => [c, 0]),
   ) as Record<ApiFaultClass, number>;
@@ -354,14 +306,16 @@ async function main(): Promise<void> {
 
   const readFaults = async () => {
     for (const f of await sim.sim.listFaults()) {
-      faultsFired.set(f.id, { cls: classOf(f), fired: f.fired });
+      // A latency spike within the API timeout is handled by waiting: nothing to show for it.
+      const mild = f.kind === "latency" && (f.latency_ms ?? 0) < API_TIMEOUT_SECONDS * 1000;
+      faultsFired.set(f.id, { cls: classOf(f), fired: f.fired, mild });
     }
   };
 
   try {
     // First start with the clock frozen: every project gets its checkpoint before anything
     // happens, so that every arrival after `since` is one the daemon must count.
-    const first = spawnDaemon(1, CLI, configFile, env);
+    const first = spawnRun(1, CLI, configFile, env);
     runs.push(first);
     current = first;
     const projectIds = (
@@ -370,10 +324,9 @@ async function main(): Promise<void> {
       .map((x) => x.id)
       .sort();
     for (;;) {
-      const states = await readStates(stateDir);
+      const states = await readStateFiles(stateDir);
       if (projectIds.every((id) => states.has(id))) break;
-      if (first.child.exitCode !== null)
-        throw new Error(`the first run exited: ${first.other.join("")}`);
+      if (first.child.exitCode !== null) throw new Error(`the first run exited: ${first.text()}`);
       await sleep(100);
     }
     const since = micros(sim.simulator.now().toISOString());
@@ -506,13 +459,13 @@ async function main(): Promise<void> {
       const exit = await finishRun(run, firstRequest);
       if (exit.signal !== "SIGKILL") {
         problems.push(
-          `run ${n} ended by itself (${String(exit.code)}): ${run.other.join("").slice(-2000)}`,
+          `run ${n} ended by itself (${String(exit.code)}): ${run.text().slice(-2000)}`,
         );
       }
       if (Date.now() >= soakEnd) break;
       await sleep(between(p.downMs));
       firstRequest = receiver.requests.length;
-      run = spawnDaemon(n + 1, CLI, configFile, env);
+      run = spawnRun(n + 1, CLI, configFile, env);
       runs.push(run);
       current = run;
       if (n % 10 === 0) log(`${n} runs, ${receiver.requests.length} webhook requests`);
@@ -531,7 +484,7 @@ async function main(): Promise<void> {
     for (const id of projectIds) truth.set(id, await truthOf(sim, id, since));
 
     const lastFirstRequest = receiver.requests.length;
-    const last = spawnDaemon(runs.length + 1, CLI, configFile, env);
+    const last = spawnRun(runs.length + 1, CLI, configFile, env);
     runs.push(last);
     current = last;
     const expectedFailures = new Set([...truth.values()].flatMap((t) => t.failures));
@@ -539,10 +492,10 @@ async function main(): Promise<void> {
     const deadline = Date.now() + p.finalMs;
     let caughtUp = false;
     while (Date.now() < deadline && last.child.exitCode === null) {
-      const states = await readStates(stateDir);
+      const states = await readStateFiles(stateDir);
       const counted = projectIds.every(
         (id) =>
-          differences(id, committedArrivals(states.get(id)), truth.get(id)?.arrivals ?? {})
+          diffArrivals(id, committedArrivals(states.get(id)), truth.get(id)?.arrivals ?? {})
             .length === 0 && states.get(id)?.segment === null,
       );
       const outboxEmpty = [...states.values()].every((s) => s.outbox.length === 0);
@@ -563,9 +516,9 @@ async function main(): Promise<void> {
     if (!caughtUp) problems.push(`the last run did not catch up within ${p.finalMs / 1000} s`);
 
     // Checks.
-    const states = await readStates(stateDir);
+    const states = await readStateFiles(stateDir);
     const diffs = projectIds.flatMap((id) =>
-      differences(id, committedArrivals(states.get(id)), truth.get(id)?.arrivals ?? {}),
+      diffArrivals(id, committedArrivals(states.get(id)), truth.get(id)?.arrivals ?? {}),
     );
     problems.push(...diffs.map((d) => `arrivals differ from the truth: ${d}`));
     const got = delivered();
@@ -593,12 +546,16 @@ async function main(): Promise<void> {
       }
     }
     // The log: every fault class handled, no unexpected error.
-    const notable = runs.flatMap((r) => r.notable);
+    const notable = runs.flatMap((r) => r.logs);
     const failureLines = notable.filter((l) => l.level === "warn" || l.level === "error");
     const evidence = Object.fromEntries(
       API_FAULT_CLASSES.map((c) => [c, failureLines.filter(EVIDENCE[c]).length]),
     ) as Record<ApiFaultClass, number>;
-    for (const f of faultsFired.values()) faultCounts[f.cls] += f.fired;
+    let mildLatency = 0;
+    for (const f of faultsFired.values()) {
+      if (f.mild) mildLatency += f.fired;
+      else faultCounts[f.cls] += f.fired;
+    }
     // A fault the client's retries absorbed leaves no log line, only its retry counter.
     const retried = Object.fromEntries(
       API_FAULT_CLASSES.map((c) => [
@@ -632,7 +589,7 @@ async function main(): Promise<void> {
     // and harmless (see KNOWN_WARNING); it is counted, anything else is a problem.
     let knownWarnings = 0;
     for (const r of runs) {
-      const text = r.other.join("");
+      const text = r.text();
       knownWarnings += text.split(KNOWN_WARNING).length - 1;
       const rest = text
         .split("\n")
@@ -686,6 +643,7 @@ async function main(): Promise<void> {
       },
       faults: faultCounts,
       faultEvidence: evidence,
+      mildLatencyHits: mildLatency,
       faultRetries: retried,
       retriesByReason: retriesSeen,
       sinkOutages: outages,
@@ -730,7 +688,7 @@ async function main(): Promise<void> {
       if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
     await receiver.close();
     await sim.close();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   }
 }
 
