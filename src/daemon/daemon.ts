@@ -25,10 +25,15 @@ import { FileStateStore, type StateStore } from "../store/index.js";
 import { LeaseLostError } from "../store/fencing.js";
 import { PostgresStateStore } from "../store/postgres-store.js";
 import { Scheduler } from "../scheduler/index.js";
-import { ProjectSync, type PollOptions } from "../sync/index.js";
+import { ProjectSync, type PollOptions, type Transition } from "../sync/index.js";
 import { broadcast, type DaemonObserver } from "./observer.js";
+import { forEachBounded } from "./bounded.js";
+import { ENDINGS_LOGGED_EACH, planTransitionLog, transitionFields } from "./transition-log.js";
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
+
+/** Committed states read at once at start-up (and when leases bring new projects). */
+const LOAD_CONCURRENCY = 16;
 
 export interface DaemonDependencies {
   readonly logger: Logger;
@@ -158,6 +163,21 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }
   };
 
+  const logTransitions = (projectId: string, transitions: readonly Transition[]) => {
+    const plan = planTransitionLog(transitions);
+    for (const t of plan.each) log.info(transitionFields(projectId, t), `operation ${t.kind}`);
+    if (plan.summary === undefined) return;
+    log.info(
+      { project: projectId, ...plan.summary },
+      `${plan.summary.ended} operations ended (one line for more than ${ENDINGS_LOGGED_EACH} in a poll; each at debug)`,
+    );
+    if (log.isLevelEnabled("debug")) {
+      for (const t of plan.summarised) {
+        log.debug(transitionFields(projectId, t), `operation ${t.kind}`);
+      }
+    }
+  };
+
   const pollProject = async (projectId: string, signal: AbortSignal) => {
     const sync = syncs.get(projectId);
     if (sync === undefined) return { requests: 0, open: false };
@@ -184,19 +204,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           );
         }
         if (result.alerts.length > 0) notifier?.tick();
-        for (const t of result.transitions) {
-          if (t.kind === "new" || t.kind === "status_changed") continue;
-          log.info(
-            {
-              project: projectId,
-              operation: t.op.id,
-              action: t.op.action,
-              status: t.op.status,
-              transition: t.kind,
-            },
-            `operation ${t.kind}`,
-          );
-        }
+        logTransitions(projectId, result.transitions);
         log.debug(
           {
             project: projectId,
@@ -297,6 +305,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       owners.delete(id);
       tokens.delete(id);
     }
+    const added: ProjectSync[] = [];
     for (const [id, token] of wanted) {
       if (syncs.has(id)) continue;
       const projectStore =
@@ -313,6 +322,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       syncs.set(id, sync);
       owners.set(id, ownerOf(sync, token));
       if (token !== undefined) tokens.set(id, token);
+      added.push(sync);
+    }
+    // Reading the committed states a few at a time, not one by one: start-up with thousands
+    // of projects waits on the disk (or the database), not on the CPU.
+    await forEachBounded(added, LOAD_CONCURRENCY, async (sync) => {
+      const id = sync.projectId;
       const status = await sync.load();
       if (status.kind === "ready" && status.state !== undefined) {
         notify.stateLoaded(id, status.state);
@@ -330,7 +345,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           "project state file is unusable; move it aside to start this project afresh",
         );
       }
-    }
+    });
     scheduler.setProjects([...syncs.keys()]);
     notify.projectsChanged([...syncs.keys()]);
   };
@@ -373,8 +388,11 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     projects: () => [...syncs.keys()],
     project: (id) => syncs.get(id),
     async pollAll() {
+      // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
       const signal = new AbortController().signal;
-      await Promise.all([...syncs.keys()].map((id) => pollProject(id, signal)));
+      await forEachBounded([...syncs.keys()], config.api.concurrency, (id) =>
+        pollProject(id, signal),
+      );
     },
     async start() {
       try {

@@ -1,10 +1,11 @@
 /**
  * The scheduler: a node-cron tick once a second dispatches every project whose poll (or
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
- * flight. Each project keeps its own due time, spread with jitter; projects with open
+ * flight; a job that ends makes room for the next one due at once, not at the next tick. Each project keeps its own due time, spread with jitter; projects with open
  * operations use the fast lane. When the request budget cannot sustain every project at its
  * interval, all intervals stretch by the same factor (see `budget.ts`).
  */
+import { setMaxListeners } from "node:events";
 import cron, { type ScheduledTask } from "node-cron";
 import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
 
@@ -53,6 +54,9 @@ export class Scheduler {
   ) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+    // Every job in flight, and every API call of a job waiting for its turn or a retry,
+    // listens to this one signal; their number is bounded by the jobs, not by a constant.
+    setMaxListeners(0, this.abort.signal);
   }
 
   /** The current budget: demand, capacity and the stretch factor applied to intervals. */
@@ -112,10 +116,20 @@ export class Scheduler {
   tick(): void {
     if (this.abort.signal.aborted) return;
     this.replan();
+    this.dispatch();
+  }
+
+  /** Starts the jobs due now, the longest overdue first, while there is room. */
+  private dispatch(): void {
+    if (this.abort.signal.aborted || this.inFlight.size >= this.options.maxConcurrent) return;
     const now = this.now();
     const due = [...this.entries.values()]
       .filter((e) => !e.busy && Math.min(e.nextPollMs, this.endpointsDue(e)) <= now)
-      .sort((a, b) => a.nextPollMs - b.nextPollMs);
+      .sort(
+        (a, b) =>
+          Math.min(a.nextPollMs, this.endpointsDue(a)) -
+          Math.min(b.nextPollMs, this.endpointsDue(b)),
+      );
     for (const entry of due) {
       if (this.inFlight.size >= this.options.maxConcurrent) break;
       this.run(entry, now);
@@ -167,7 +181,11 @@ export class Scheduler {
       }
     })();
     this.inFlight.add(job);
-    void job.finally(() => this.inFlight.delete(job));
+    void job.finally(() => {
+      this.inFlight.delete(job);
+      // Only while the tick runs: before `start` (tests, `--once`) jobs run when asked.
+      if (this.task !== undefined) this.dispatch();
+    });
   }
 
   private due(now: number, intervalSeconds: number): number {

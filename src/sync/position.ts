@@ -5,12 +5,13 @@
  */
 import type { Operation } from "../contract/index.js";
 import type { Position } from "../store/index.js";
+import { createdAtMs } from "./timestamps.js";
 
 /** A position below every record: from it, every record is new. */
 export const BOTTOM: Position = { second: 0, ids: [] };
 
 export function secondOf(record: Pick<Operation, "created_at">): number {
-  return Math.floor(Date.parse(record.created_at) / 1000);
+  return Math.floor(createdAtMs(record) / 1000);
 }
 
 /** Where a record lies relative to a position. */

@@ -17,6 +17,7 @@ import {
 } from "../store/index.js";
 import { restoreTotals } from "./totals.js";
 import { poll, type OperationsSource, type PollOptions, type PollResult } from "./poll.js";
+import type { OperationSnapshot } from "./transitions.js";
 
 /** Where a project stands. `blocked` waits for an operator (its state file is unusable). */
 export type ProjectStatus =
@@ -125,7 +126,8 @@ export class ProjectSync {
       };
       try {
         // The operations it counts go along, for a store that archives them.
-        const ended = result.transitions.flatMap((t) => (t.kind === "ended" ? [t.op] : []));
+        const ended: OperationSnapshot[] = [];
+        for (const t of result.transitions) if (t.kind === "ended") ended.push(t.op);
         await this.store.commit(state, { ended });
       } catch (error) {
         return { kind: "commit_failed", error, result };

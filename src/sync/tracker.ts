@@ -5,6 +5,7 @@
  */
 import { isEndStatus, type EndStatus, type Operation } from "../contract/index.js";
 import type { OperationSnapshot, Transition } from "./transitions.js";
+import { createdAtMs, updatedAtMs } from "./timestamps.js";
 
 /** What the engine remembers about an operation it still follows. */
 export interface TrackedOperation extends OperationSnapshot {
@@ -46,8 +47,8 @@ export function retriesSoFar(op: Pick<OperationSnapshot, "status" | "failuresCou
 
 /** Turns a record into the snapshot the engine keeps. Invalid timestamps fell at validation. */
 export function snapshotOf(record: Operation): OperationSnapshot {
-  const createdAtMs = Date.parse(record.created_at);
-  const updatedAtMs = Date.parse(record.updated_at);
+  const created = createdAtMs(record);
+  const updated = updatedAtMs(record);
   return {
     id: record.id,
     projectId: record.project_id,
@@ -56,9 +57,9 @@ export function snapshotOf(record: Operation): OperationSnapshot {
     action: record.action,
     status: record.status,
     failuresCount: record.failures_count,
-    createdAtMs,
-    updatedAtMs,
-    durationMs: record.total_duration_ms ?? Math.max(0, updatedAtMs - createdAtMs),
+    createdAtMs: created,
+    updatedAtMs: updated,
+    durationMs: record.total_duration_ms ?? Math.max(0, updated - created),
     error: record.error,
   };
 }
