@@ -10,19 +10,18 @@
  * them (the interleaving with the daemon's own timers is still up to the wall clock).
  * `dist/cli.js` must be built (`npm test` builds it first).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { FileStateStore, parseState, type ProjectState } from "../../src/store/index.js";
+import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
+import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { committedArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
-
-const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+import { removeDir, tempDir } from "../support/temp-dir.js";
+import { sleep } from "../support/wait.js";
+import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
 
 const PROJECTS = 4;
 /** Runs ended by SIGKILL before the last, clean run. */
@@ -43,76 +42,6 @@ const STATE_SUFFIX = ".state.json";
 /** The store's temporary files: `<project>.state.json.<random>.tmp`, renamed over the state. */
 const TEMPORARY = /^.+\.state\.json\..+\.tmp$/;
 
-/** mulberry32: a small seeded generator, so a failing run's kill moments can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
-
-/** One child process of the daemon, with its output kept for diagnostics. */
-interface DaemonProcess {
-  readonly child: ChildProcess;
-  /** Everything it wrote, stdout and stderr interleaved as received. */
-  readonly output: string[];
-  /** Its JSON log lines, parsed. */
-  readonly logs: Record<string, unknown>[];
-  /** Resolves when it logged "exporter started" (never, if it dies first). */
-  readonly started: Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnDaemon(configFile: string, apiKey: string): DaemonProcess {
-  // Only the configuration file and the key: a PGCP_* variable of the caller must not leak in.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
-  );
-  const child = spawn(process.execPath, [CLI, "run", "--config", configFile], {
-    env: { ...env, PGCP_API_KEY: apiKey },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const logs: Record<string, unknown>[] = [];
-  let markStarted: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => {
-    markStarted = resolve;
-  });
-  let partial = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        logs.push(entry);
-        if (entry.msg === "exporter started") markStarted();
-      } catch {
-        // Not a log line: kept in `output` only.
-      }
-    }
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
-  return { child, output, logs, started, exited };
-}
-
 /**
  * Errors the daemon logged (an unusable state file, a failed commit, a crash): none is expected,
  * whenever it is killed. Warnings (a failed poll) are not failures by themselves: the equality
@@ -128,11 +57,6 @@ function warningsOf(run: string, daemon: DaemonProcess): string[] {
   return daemon.logs
     .filter((l) => l.level === "warn")
     .map((l) => `  ${run} warned: ${JSON.stringify(l)}`);
-}
-
-/** The last lines a process wrote, for a failure message. */
-function tail(daemon: DaemonProcess, lines = 40): string {
-  return daemon.output.join("").split("\n").slice(-lines).join("\n");
 }
 
 interface DiskState {
@@ -165,14 +89,6 @@ function sequenceSum(disk: DiskState): number {
   let sum = 0;
   for (const s of disk.states.values()) sum += s.sequence;
   return sum;
-}
-
-/** `project key: committed N, truth M` for every count that differs. */
-function diffArrivals(project: string, committed: Arrivals, truth: Arrivals): string[] {
-  const keys = [...new Set([...Object.keys(committed), ...Object.keys(truth)])].sort();
-  return keys
-    .filter((k) => (committed[k] ?? 0) !== (truth[k] ?? 0))
-    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
 }
 
 /** Counts in `committed` above those of `truth`: an over-count, wrong at any moment. */
@@ -223,15 +139,15 @@ describe("crash safety of the daemon", () => {
   let sim: TestSimulator;
   let dir: string;
   let stopClock: (() => Promise<void>) | undefined;
-  const running = new Set<ChildProcess>();
+  const daemons = new DaemonGroup();
 
-  const seed = Number(process.env.CRASH_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const seed = seedFromEnv("CRASH_TEST_SEED");
   const random = seededRandom(seed);
   const between = (range: { min: number; max: number }) =>
     range.min + random() * (range.max - range.min);
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "pgcp-crash-"));
+    dir = await tempDir("pgcp-crash-");
     sim = await startTestSimulator({
       startTime: new Date(),
       availabilityCheckSeconds: 120,
@@ -249,9 +165,9 @@ describe("crash safety of the daemon", () => {
 
   afterAll(async () => {
     await stopClock?.();
-    for (const child of running) child.kill("SIGKILL");
+    await daemons.killAll();
     await sim.close();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   /** Moves the simulated clock in small steps until stopped, so traffic keeps coming. */
@@ -269,12 +185,9 @@ describe("crash safety of the daemon", () => {
     };
   };
 
-  const launch = (configFile: string): DaemonProcess => {
-    const daemon = spawnDaemon(configFile, sim.apiKey);
-    running.add(daemon.child);
-    void daemon.exited.then(() => running.delete(daemon.child));
-    return daemon;
-  };
+  // The key comes from the environment, with none of the caller's PGCP_* variables.
+  const launch = (configFile: string): DaemonProcess =>
+    daemons.spawn(configFile, { env: { PGCP_API_KEY: sim.apiKey } });
 
   const operationsRequests = async (): Promise<number> => {
     const { routes } = await sim.sim.stats();
@@ -349,7 +262,7 @@ describe("crash safety of the daemon", () => {
             daemon.started.then(() => false),
             daemon.exited.then(() => true),
           ]);
-          expect(exitedEarly, `run ${run} exited before it started:\n${tail(daemon)}`).toBe(false);
+          expect(exitedEarly, `run ${run} exited before it started:\n${daemon.tail()}`).toBe(false);
         }
         const startedAt = from === "spawn" ? origin : Date.now();
         let killAt = startedAt + between(RUN_MS);
@@ -361,9 +274,8 @@ describe("crash safety of the daemon", () => {
         }
         const afterMs = Math.round(killAt - startedAt);
         await sleep(killAt - Date.now());
-        expect(daemon.child.exitCode, `run ${run} exited by itself:\n${tail(daemon)}`).toBeNull();
-        daemon.child.kill("SIGKILL");
-        expect((await daemon.exited).signal).toBe("SIGKILL");
+        expect(daemon.child.exitCode, `run ${run} exited by itself:\n${daemon.tail()}`).toBeNull();
+        expect((await daemon.stop("SIGKILL")).signal).toBe("SIGKILL");
 
         const disk = await readDisk(stateDir);
         const committedLogs = daemon.logs.filter((l) => l.msg === "poll committed");
@@ -403,7 +315,7 @@ describe("crash safety of the daemon", () => {
             ).toBeGreaterThanOrEqual(n);
           }
           const over = overCounts(id, committed, await truthArrivals(sim, id, since));
-          expect(over, `over-count after run ${run}:\n${tail(daemon)}`).toEqual([]);
+          expect(over, `over-count after run ${run}:\n${daemon.tail()}`).toEqual([]);
         }
         previous = disk;
       }
@@ -435,9 +347,8 @@ describe("crash safety of the daemon", () => {
       }
       const catchUpMs = caughtUp(disk) ? Date.now() - lastSpawned : undefined;
       if (catchUpMs !== undefined) await sleep(SETTLE_MS);
-      last.child.kill("SIGTERM");
-      const exit = await last.exited;
-      expect(exit, `the last run did not stop cleanly:\n${tail(last)}`).toEqual({
+      const exit = await last.stop("SIGTERM");
+      expect(exit, `the last run did not stop cleanly:\n${last.tail()}`).toEqual({
         code: 0,
         signal: null,
       });
@@ -471,7 +382,7 @@ describe("crash safety of the daemon", () => {
       const diff = differences(disk);
       expect(
         diff,
-        `committed arrivals differ from the truth:\n${diff.join("\n")}\n\nlast run:\n${tail(last)}`,
+        `committed arrivals differ from the truth:\n${diff.join("\n")}\n\nlast run:\n${last.tail()}`,
       ).toEqual([]);
       expect([...disk.states.keys()].sort()).toEqual(projectIds);
       for (const id of projectIds) expect(disk.states.get(id)?.segment).toBeNull();

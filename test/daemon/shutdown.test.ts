@@ -8,7 +8,7 @@
  * temporary directory instead, so that the command tested and the `parseState` that checks its
  * files are the same code; the shared `dist/` is never written.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { copyFile, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, it } from "vitest";
 import { stringify } from "yaml";
 import { parseState } from "../../src/store/index.js";
+import { spawnDaemon } from "../support/daemon-process.js";
 import { startTestSimulator } from "../support/simulator.js";
 import { tempDir, waitFor } from "./support.js";
 
@@ -90,17 +91,10 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
         configFile,
         stringify({ poll: { interval: 0.5, fastInterval: 0.5, endpointsInterval: 1 } }),
       );
-      // Only the key from the environment: a PGCP_* variable of the caller must not leak in.
-      const env = Object.fromEntries(
-        Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
-      );
-      const child = spawn(
-        process.execPath,
-        [
-          CLI,
-          "run",
-          "--config",
-          configFile,
+      // Only the key from the environment (none of the caller's PGCP_* variables).
+      const daemon = spawnDaemon(configFile, {
+        cli: CLI,
+        args: [
           "--api-url",
           sim.apiUrl,
           "--projects",
@@ -110,19 +104,10 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
           "--listen",
           "127.0.0.1:0",
         ],
-        { env: { ...env, PGCP_API_KEY: sim.apiKey }, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-        (resolve) => {
-          child.on("exit", (code, sig) => {
-            resolve({ code, signal: sig });
-          });
-        },
-      );
+        env: { PGCP_API_KEY: sim.apiKey },
+      });
       onTestFinished(() => {
+        const { child } = daemon;
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       });
 
@@ -139,7 +124,7 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
         },
         15_000,
       ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\ndaemon output:\n${output}`);
+        throw new Error(`${String(error)}\ndaemon output:\n${daemon.text()}`);
       });
 
       // From now on every API answer takes a minute: the polls that start wait on the API.
@@ -147,10 +132,12 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const before = await stateFiles(stateDir);
 
-      child.kill(signal);
+      const exited = daemon.stop(signal);
       const timeout = new Promise<never>((_resolve, reject) => {
         setTimeout(() => {
-          reject(new Error(`no exit ${String(EXIT_TIMEOUT_MS)} ms after ${signal}:\n${output}`));
+          reject(
+            new Error(`no exit ${String(EXIT_TIMEOUT_MS)} ms after ${signal}:\n${daemon.text()}`),
+          );
         }, EXIT_TIMEOUT_MS).unref();
       });
       expect(await Promise.race([exited, timeout])).toEqual({ code: 0, signal: null });
@@ -166,14 +153,11 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
         );
       }
 
-      const logs = output
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const logs = daemon.logs;
       expect(logs.find((l) => l.msg === "shutting down")).toMatchObject({ signal });
       expect(logs.at(-1)?.msg).toBe("stopped");
       expect(logs.filter((l) => l.level === "error" || l.level === "fatal")).toEqual([]);
-      expect(output).not.toContain(sim.apiKey);
+      expect(daemon.text()).not.toContain(sim.apiKey);
     },
   );
 });

@@ -1,45 +1,25 @@
 /**
  * Helpers for the daemon's integration tests: the whole exporter in-process against a test
- * simulator, a logger whose JSON lines the test can read, a reader for `/metrics` samples, and
- * a condition poller (tests wait for what the daemon does, never for a fixed time).
+ * simulator, with a logger whose JSON lines the test can read (`test/support/capture-logger.ts`),
+ * a reader for `/metrics` samples, and this suite's defaults for a temporary directory and for
+ * the condition poller of `test/support/wait.ts` (tests wait for what the daemon does, never
+ * for a fixed time).
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { Writable } from "node:stream";
 import { resolveConfig, type Config, type RawConfig } from "../../src/config/index.js";
 import { startExporter, type RunningExporter } from "../../src/commands/run.js";
-import { createLogger } from "../../src/logger.js";
+import { captureLogger } from "../support/capture-logger.js";
+import { tempDir as newTempDir } from "../support/temp-dir.js";
+import { waitForWith } from "../support/wait.js";
 
+export type { LogLine } from "../support/capture-logger.js";
+
+/** A temporary directory (test/support/temp-dir.ts), with this suite's prefix by default. */
 export async function tempDir(prefix = "pgcp-daemon-"): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), prefix));
+  return newTempDir(prefix);
 }
 
-/** One JSON log line as pino writes it. */
-export type LogLine = Record<string, unknown> & { level: string; msg: string };
-
-/** A logger that keeps every line it writes. */
-export function captureLogger(level = "debug") {
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      raw.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = createLogger(level, stream);
-  return {
-    logger,
-    /** Everything written so far, as one string (to look for secrets). */
-    text: () => raw.join(""),
-    lines: (): LogLine[] =>
-      raw
-        .join("")
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l) as LogLine),
-  };
-}
+/** `waitFor` (test/support/wait.ts), giving up after 15 s. */
+export const waitFor = waitForWith({ timeoutMs: 15_000 });
 
 /** Fast settings for a daemon under test; `raw` is merged over them. */
 export function testConfig(raw: RawConfig): Config {
@@ -135,32 +115,4 @@ export function findSample(
     throw new Error(`${String(found.length)} samples of ${name} match ${JSON.stringify(labels)}`);
   }
   return found[0];
-}
-
-/**
- * Calls `probe` until it returns something other than undefined/false, and returns that. Gives
- * up after `timeoutMs` with `what` and the last value in the message. A test waits for an
- * observable effect this way; the timeout is a safety net, never the thing tested.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 15_000,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }

@@ -10,26 +10,21 @@
  * The seed is printed; `ARCHIVE_TEST_SEED=<n>` replays the choices (not the interleaving).
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { PostgresStateStore } from "../../src/store/postgres-store.js";
+import { CLI, DaemonGroup } from "../support/daemon-process.js";
+import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { committedArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
+import { removeDir, tempDir } from "../support/temp-dir.js";
+import { sleep, waitFor } from "../support/wait.js";
+import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
 import {
-  CLI,
   checkArchive,
-  createTestDatabase,
+  createMigratedDatabase,
   describePg,
-  diffArrivals,
   readStates,
-  seededRandom,
-  sleep,
-  spawnCli,
-  waitFor,
-  type CliProcess,
   type TestDatabase,
 } from "./support.js";
 
@@ -42,17 +37,14 @@ describePg("the operations archive across kills and restarts", () => {
   let db: TestDatabase;
   let sim: TestSimulator;
   let dir: string;
-  const children = new Set<CliProcess>();
-  const seed = Number(process.env.ARCHIVE_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const daemons = new DaemonGroup();
+  const seed = seedFromEnv("ARCHIVE_TEST_SEED");
   const random = seededRandom(seed);
   const between = (min: number, max: number) => min + random() * (max - min);
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "pgcp-archive-"));
-    db = await createTestDatabase("pgcp_archive");
-    const store = new PostgresStateStore({ url: db.url });
-    await store.open();
-    await store.close();
+    dir = await tempDir("pgcp-archive-");
+    db = await createMigratedDatabase("pgcp_archive");
     sim = await startTestSimulator({
       startTime: new Date(),
       apiKey: API_KEY,
@@ -69,11 +61,10 @@ describePg("the operations archive across kills and restarts", () => {
   });
 
   afterAll(async () => {
-    for (const cli of children) cli.child.kill("SIGKILL");
-    await Promise.all([...children].map((c) => c.exited));
+    await daemons.killAll();
     await sim.close();
     await db.drop();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it(
@@ -119,12 +110,7 @@ describePg("the operations archive across kills and restarts", () => {
           log: { level: "debug" },
         }),
       );
-      const launch = () => {
-        const cli = spawnCli(configFile, { PGCP_API_KEY: API_KEY });
-        children.add(cli);
-        void cli.exited.then(() => children.delete(cli));
-        return cli;
-      };
+      const launch = () => daemons.spawn(configFile, { env: { PGCP_API_KEY: API_KEY } });
       const heldBy = async (replica: string) =>
         (
           await db.query(
@@ -154,13 +140,10 @@ describePg("the operations archive across kills and restarts", () => {
         );
         const commitsBefore = cli.logs.filter((l) => l.msg === "poll committed").length;
         // It goes on from the committed checkpoints; the kill lands a while after.
-        await waitFor(`run ${run} to commit`, () =>
-          cli.logs.some((l) => l.msg === "poll committed"),
-        );
+        await cli.waitForLog(`run ${run} to commit`, (l) => l.msg === "poll committed");
         await sleep(between(100, 1200));
         const graceful = run === Math.ceil(KILLS / 2);
-        cli.child.kill(graceful ? "SIGTERM" : "SIGKILL");
-        const exit = await cli.exited;
+        const exit = await cli.stop(graceful ? "SIGTERM" : "SIGKILL");
         expect(exit.signal ?? exit.code).toBe(graceful ? 0 : "SIGKILL");
         const commits = cli.logs.filter((l) => l.msg === "poll committed").length;
         runs.push(
@@ -197,11 +180,10 @@ describePg("the operations archive across kills and restarts", () => {
         200,
       );
       await sleep(1500);
-      last.child.kill("SIGTERM");
-      expect(await last.exited, `the last run did not stop cleanly:\n${last.text()}`).toEqual({
-        code: 0,
-        signal: null,
-      });
+      expect(
+        await last.stop("SIGTERM"),
+        `the last run did not stop cleanly:\n${last.text()}`,
+      ).toEqual({ code: 0, signal: null });
       errors.push(
         ...last.logs
           .filter((l) => l.level === "error" || l.level === "fatal")

@@ -8,8 +8,8 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LeaseManager, fairShare, type LeaseObserver } from "../../src/leases/index.js";
 import { createLogger } from "../../src/logger.js";
-import { PostgresStateStore } from "../../src/store/postgres-store.js";
-import { createTestDatabase, describePg, sleep, waitFor, type TestDatabase } from "./support.js";
+import { sleep, waitFor } from "../support/wait.js";
+import { createMigratedDatabase, describePg, type TestDatabase } from "./support.js";
 
 const LEASE_MS = 1500;
 const PROJECTS = Array.from({ length: 10 }, (_, i) => `p-${String(i).padStart(2, "0")}`);
@@ -29,10 +29,7 @@ describePg("project leases", () => {
   const logger = createLogger("silent");
 
   beforeAll(async () => {
-    db = await createTestDatabase("pgcp_leases");
-    const store = new PostgresStateStore({ url: db.url });
-    await store.open();
-    await store.close();
+    db = await createMigratedDatabase("pgcp_leases");
   });
 
   afterAll(async () => {

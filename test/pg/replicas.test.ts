@@ -26,8 +26,7 @@
  * `dist/cli.js` must be built (`npm run test:pg` builds it first).
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
 import { stringify } from "yaml";
@@ -35,22 +34,18 @@ import { alertId } from "../../src/alerts/rules.js";
 import { webhookPayloadSchema } from "../../src/alerts/sinks/webhook-payload.js";
 import { fairShare } from "../../src/leases/index.js";
 import type { ProjectState } from "../../src/store/index.js";
-import { PostgresStateStore } from "../../src/store/postgres-store.js";
+import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
+import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { committedArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
+import { removeDir, tempDir } from "../support/temp-dir.js";
+import { sleep, waitFor } from "../support/wait.js";
+import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
 import {
-  CLI,
   checkArchive,
-  createTestDatabase,
-  diffArrivals,
+  createMigratedDatabase,
   readStates,
   describePg,
-  seededRandom,
-  sleep,
-  spawnCli,
-  waitFor,
-  type CliProcess,
   type TestDatabase,
 } from "./support.js";
 
@@ -67,7 +62,7 @@ const SIGNING_SECRET = "replicas-test-signing-secret";
 
 interface Replica {
   readonly name: string;
-  readonly cli: CliProcess;
+  readonly cli: DaemonProcess;
   readonly id: string;
   readonly url: string;
   killedAt?: number;
@@ -80,19 +75,16 @@ describePg("three replicas sharing one Postgres", () => {
   let sim: TestSimulator;
   let hook: Receiver;
   let dir: string;
-  const children = new Set<CliProcess>();
-  const seed = Number(process.env.REPLICAS_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const daemons = new DaemonGroup();
+  const seed = seedFromEnv("REPLICAS_TEST_SEED");
   const random = seededRandom(seed);
   const between = (min: number, max: number) => min + random() * (max - min);
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "pgcp-replicas-"));
-    db = await createTestDatabase("pgcp_replicas");
+    dir = await tempDir("pgcp-replicas-");
     // Migrate first, then log every committed state write and every claim (triggers: only
     // what a transaction commits is logged).
-    const store = new PostgresStateStore({ url: db.url });
-    await store.open();
-    await store.close();
+    db = await createMigratedDatabase("pgcp_replicas");
     await db.query(`
       CREATE TABLE test_commits (
         n bigserial PRIMARY KEY, project_id text, sequence bigint, fencing_token bigint,
@@ -135,15 +127,11 @@ describePg("three replicas sharing one Postgres", () => {
   });
 
   afterAll(async () => {
-    for (const cli of children) {
-      cli.child.kill("SIGCONT");
-      cli.child.kill("SIGKILL");
-    }
-    await Promise.all([...children].map((c) => c.exited));
+    await daemons.killAll();
     await hook.close();
     await sim.close();
     await db.drop();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it(
@@ -220,13 +208,14 @@ describePg("three replicas sharing one Postgres", () => {
         }
       });
       const launch = async (name: string): Promise<Replica> => {
-        const cli = spawnCli(configFile, {
-          PGCP_API_KEY: API_KEY,
-          // Each replica posts to its own path: the receiver can tell who sent what.
-          PGCP_WEBHOOK_URL: `${hook.url}/hook/${name}`,
-          PGCP_WEBHOOK_SECRET: SIGNING_SECRET,
+        const cli = daemons.spawn(configFile, {
+          env: {
+            PGCP_API_KEY: API_KEY,
+            // Each replica posts to its own path: the receiver can tell who sent what.
+            PGCP_WEBHOOK_URL: `${hook.url}/hook/${name}`,
+            PGCP_WEBHOOK_SECRET: SIGNING_SECRET,
+          },
         });
-        children.add(cli);
         const started = await Promise.race([cli.started, cli.exited.then(() => undefined)]);
         expect(started, `${name} exited before it started:\n${cli.text()}`).toBeDefined();
         const replica: Replica = {
@@ -327,9 +316,9 @@ describePg("three replicas sharing one Postgres", () => {
       // --- 2. SIGKILL ------------------------------------------------------------------------
       const killedProjects = await heldBy(r1);
       expect(killedProjects.length).toBe(PROJECTS / 3);
-      r1.cli.child.kill("SIGKILL");
+      const r1Exit = r1.cli.stop("SIGKILL");
       r1.killedAt = Date.now();
-      expect((await r1.cli.exited).signal).toBe("SIGKILL");
+      expect((await r1Exit).signal).toBe("SIGKILL");
       const movedAt = await waitFor(
         "the killed replica's projects to be held by the others",
         async () => {
@@ -374,10 +363,9 @@ describePg("three replicas sharing one Postgres", () => {
       r2.cli.child.kill("SIGCONT");
       r2.resumedAt = Date.now();
       const frozenFor = r2.resumedAt - r2.stoppedAt;
-      const fencedLine = await waitFor("the resumed replica's commits to be rejected", () =>
-        r2.cli.logs.find((l) =>
-          String(l.msg).includes("rejected: this replica no longer holds the project's lease"),
-        ),
+      const fencedLine = await r2.cli.waitForLog(
+        "the resumed replica's commits to be rejected",
+        (l) => String(l.msg).includes("rejected: this replica no longer holds the project's lease"),
       );
       await sim.sim.clearFaults();
       await settle([r2, r3, r4], "the resumed replica to take its share again");
@@ -434,10 +422,10 @@ describePg("three replicas sharing one Postgres", () => {
       await sleep(2500);
       const final = await states();
       const live = [r2, r3, r4];
-      for (const replica of live) replica.cli.child.kill("SIGTERM");
-      for (const replica of live) {
+      const exits = live.map((replica) => replica.cli.stop("SIGTERM"));
+      for (const [i, replica] of live.entries()) {
         expect(
-          await replica.cli.exited,
+          await exits[i],
           `${replica.name} did not stop cleanly:\n${replica.cli.text().slice(-3000)}`,
         ).toEqual({ code: 0, signal: null });
       }

@@ -1,17 +1,15 @@
 /**
  * Helpers of the Postgres tests: the suite's server (from the global setup), a fresh database
- * per test file, and small query helpers.
+ * per test file, and small query helpers. The daemon as a child process, waiting and seeded
+ * choices are in `test/support/` (`daemon-process.ts`, `wait.ts`, `random.ts`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { describe, inject } from "vitest";
 import { isEndStatus } from "../../src/contract/index.js";
 import type { ProjectState } from "../../src/store/index.js";
-import { parseStateRow } from "../../src/store/postgres-store.js";
+import { PostgresStateStore, parseStateRow } from "../../src/store/postgres-store.js";
 import type { TestSimulator } from "../support/simulator.js";
-import type { Arrivals } from "../sync/support.js";
 
 export const PG_ADMIN_URL = inject("pgAdminUrl");
 export const PG_SKIP_REASON = inject("pgSkipReason");
@@ -65,116 +63,13 @@ export async function createTestDatabase(prefix = "pgcp_test"): Promise<TestData
   };
 }
 
-export const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
-
-/**
- * Calls `probe` until it returns something other than undefined/false, and returns that. The
- * timeout is a safety net, never the thing tested.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}
-
-// --- the CLI as a child process --------------------------------------------------------------
-
-export const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
-
-export interface CliProcess {
-  readonly child: ChildProcess;
-  /** Everything it wrote, stdout and stderr, as received. */
-  readonly output: string[];
-  /** Its JSON log lines. */
-  readonly logs: Record<string, unknown>[];
-  /** Resolves with the "exporter started" line (never, if it dies first). */
-  readonly started: Promise<Record<string, unknown>>;
-  /** Resolves with the address of its HTTP server. */
-  readonly url: Promise<string>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  text(): string;
-}
-
-/** `node dist/cli.js run --config FILE`, with only `env`'s PGCP_* variables. */
-export function spawnCli(configFile: string, env: Record<string, string>): CliProcess {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
-  );
-  const child = spawn(process.execPath, [CLI, "run", "--config", configFile], {
-    env: { ...base, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const logs: Record<string, unknown>[] = [];
-  let markStarted: (line: Record<string, unknown>) => void = () => undefined;
-  let markUrl: (url: string) => void = () => undefined;
-  const started = new Promise<Record<string, unknown>>((resolve) => {
-    markStarted = resolve;
-  });
-  const url = new Promise<string>((resolve) => {
-    markUrl = resolve;
-  });
-  let partial = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        logs.push(entry);
-        if (entry.msg === "exporter started") markStarted(entry);
-        if (typeof entry.url === "string" && String(entry.msg).startsWith("serving")) {
-          markUrl(entry.url);
-        }
-      } catch {
-        // Not a log line: kept in `output` only.
-      }
-    }
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
-  return { child, output, logs, started, url, exited, text: () => output.join("") };
-}
-
-/** mulberry32: a small seeded generator, so that a failing run's choices can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** A new database with the store's schema: a store opened once (it migrates) and closed. */
+export async function createMigratedDatabase(prefix: string): Promise<TestDatabase> {
+  const db = await createTestDatabase(prefix);
+  const store = new PostgresStateStore({ url: db.url });
+  await store.open();
+  await store.close();
+  return db;
 }
 
 // --- what the database holds, against the simulator's truth ---------------------------------
@@ -187,14 +82,6 @@ export async function readStates(db: TestDatabase): Promise<Map<string, ProjectS
   return new Map(
     rows.map((r) => [r.project_id, parseStateRow(r.project_id, r.text, r.project_id)]),
   );
-}
-
-/** `project key: committed N, truth M` for every count that differs. */
-export function diffArrivals(project: string, committed: Arrivals, truth: Arrivals): string[] {
-  const keys = [...new Set([...Object.keys(committed), ...Object.keys(truth)])].sort();
-  return keys
-    .filter((k) => (committed[k] ?? 0) !== (truth[k] ?? 0))
-    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
- * One run of the real daemon (`node dist/cli.js run --config FILE`) as a child process: its
- * JSON log lines (kept in part, counted in full), its `/metrics` address, its resident memory.
+ * One run of the real daemon (`node dist/cli.js run --config FILE`) as a child process
+ * (`test/support/daemon-process.ts`), set up for a long soak: its JSON log lines kept in part
+ * and counted in full, its output other than log lines, its `/metrics` address and its resident
+ * memory.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { spawnDaemon, type DaemonProcess } from "../support/daemon-process.js";
 
 export interface LogLine {
   readonly level?: string;
@@ -16,20 +18,16 @@ export interface LogLine {
   readonly [key: string]: unknown;
 }
 
-export interface DaemonRun {
+/**
+ * `logs` holds warnings, errors and a few notable lines (info lines are counted, not kept);
+ * `output`, only what is not a log line (a crash's stack trace, a runtime warning).
+ */
+export interface DaemonRun extends DaemonProcess<LogLine> {
   readonly n: number;
-  readonly child: ChildProcess;
-  /** Warnings, errors and a few notable lines (info lines are counted, not kept). */
-  readonly notable: LogLine[];
   /** Lines per message text. */
   readonly messages: Map<string, number>;
-  /** Output that is not a JSON log line (a crash's stack trace), kept for the report. */
-  readonly other: string[];
   /** `http://127.0.0.1:<port>` once the daemon logged it. */
   metricsUrl: string | undefined;
-  /** Resolves when it logged "exporter started". */
-  readonly started: Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly spawnedAtMs: number;
 }
 
@@ -41,64 +39,33 @@ const NOTABLE_INFO = new Set([
   "stopped",
 ]);
 
-export function spawnDaemon(
+export function spawnRun(
   n: number,
   cli: string,
   configFile: string,
   env: Record<string, string>,
 ): DaemonRun {
-  // Only the configuration and the given variables: a PGCP_* of the caller must not leak in.
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
-  );
-  const child = spawn(process.execPath, [cli, "run", "--config", configFile], {
-    env: { ...inherited, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let markStarted: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => {
-    markStarted = resolve;
+  const messages = new Map<string, number>();
+  const daemon = spawnDaemon<LogLine>(configFile, {
+    cli,
+    env,
+    output: "other",
+    keepLog: (line) =>
+      (line.level !== "info" && line.level !== "debug") || NOTABLE_INFO.has(line.msg ?? ""),
+    onLog: (line) => {
+      const msg = line.msg ?? "";
+      messages.set(msg, (messages.get(msg) ?? 0) + 1);
+    },
   });
   const run: DaemonRun = {
+    ...daemon,
     n,
-    child,
-    notable: [],
-    messages: new Map(),
-    other: [],
+    messages,
     metricsUrl: undefined,
-    started,
-    exited: new Promise((resolve) => {
-      child.once("exit", (code, signal) => {
-        resolve({ code, signal });
-      });
-    }),
     spawnedAtMs: Date.now(),
   };
-  let partial = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop() ?? "";
-    for (const text of lines) {
-      if (text.trim() === "") continue;
-      let line: LogLine;
-      try {
-        line = JSON.parse(text) as LogLine;
-      } catch {
-        run.other.push(text);
-        continue;
-      }
-      const msg = line.msg ?? "";
-      run.messages.set(msg, (run.messages.get(msg) ?? 0) + 1);
-      if (line.level !== "info" && line.level !== "debug") run.notable.push(line);
-      else if (NOTABLE_INFO.has(msg)) run.notable.push(line);
-      if (msg.startsWith("serving the status page") && typeof line.url === "string") {
-        run.metricsUrl = line.url;
-      }
-      if (msg === "exporter started") markStarted();
-    }
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    run.other.push(chunk);
+  void daemon.url.then((url) => {
+    run.metricsUrl = url;
   });
   return run;
 }

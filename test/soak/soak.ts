@@ -29,7 +29,7 @@ import { fileURLToPath } from "node:url";
 import { writeJson } from "../bench/lib/json-file.js";
 import { stringify } from "yaml";
 import { isEndStatus } from "../../src/contract/index.js";
-import { seededRandom } from "../support/random.js";
+import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startReceiver, type ResponseSpec } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { readStateFiles } from "../support/state-files.js";
@@ -183,7 +183,7 @@ const EVIDENCE: Record<ApiFaultClass, (l: LogLine) => boolean> = {
 
 async function main(): Promise<void> {
   const p = profile();
-  const seed = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const seed = seedFromEnv("SOAK_SEED");
   const random = seededRandom(seed);
   const between = (r: { min: number; max: number }) => r.min + random() * (r.max - r.min);
   // The short run of CI writes beside the build; the long one, the figures of the docs.

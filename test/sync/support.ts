@@ -1,15 +1,14 @@
 /**
  * Helpers for sync tests: a real API client against a test simulator, a fresh state directory,
- * poll options sized to exercise page boundaries, and the ground truth's end-state arrivals.
+ * poll options sized to exercise page boundaries, and the ground truth's end-state arrivals
+ * against those a state committed.
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { createApiClient, type ApiClient } from "../../src/api/index.js";
 import { isEndStatus } from "../../src/contract/index.js";
 import type { ProjectState } from "../../src/store/index.js";
 import type { PollOptions } from "../../src/sync/index.js";
 import type { TestSimulator } from "../support/simulator.js";
+import { tempDir } from "../support/temp-dir.js";
 
 export function clientFor(sim: TestSimulator, maxAttempts = 1): ApiClient {
   return createApiClient({
@@ -21,7 +20,7 @@ export function clientFor(sim: TestSimulator, maxAttempts = 1): ApiClient {
 }
 
 export async function stateDir(): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), "pgcp-state-"));
+  return tempDir("pgcp-state-");
 }
 
 export function pollOptions(overrides: Partial<PollOptions> = {}): PollOptions {
@@ -96,4 +95,12 @@ export function committedArrivals(state: ProjectState | undefined): Arrivals {
     if (a.count > 0) out[`${a.action} ${a.status}`] = a.count;
   }
   return out;
+}
+
+/** `project key: committed N, truth M` for every count that differs. */
+export function diffArrivals(project: string, committed: Arrivals, truth: Arrivals): string[] {
+  const keys = [...new Set([...Object.keys(committed), ...Object.keys(truth)])].sort();
+  return keys
+    .filter((k) => (committed[k] ?? 0) !== (truth[k] ?? 0))
+    .map((k) => `${project} ${k}: committed ${committed[k] ?? 0}, truth ${truth[k] ?? 0}`);
 }

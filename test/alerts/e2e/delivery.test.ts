@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertId } from "../../../src/alerts/rules.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { loadDocsExample, verifyAsDocumented, type VerifyFn } from "../sinks/signature-example.js";
 import {
   createProject,
@@ -23,8 +24,6 @@ import {
   startAlertExporter,
   startScriptedReceiver,
   startSim,
-  removeDir,
-  tempDir,
   waitFor,
   waitForCommits,
   waitForFirstPolls,

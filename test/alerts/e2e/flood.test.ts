@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SLACK_LIMITS } from "../../../src/alerts/sinks/slack-message.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
 import {
   createProject,
   expectedFailureAlerts,
@@ -23,8 +24,6 @@ import {
   startAlertExporter,
   startScriptedReceiver,
   startSim,
-  removeDir,
-  tempDir,
   waitFor,
   waitForFirstPolls,
   webhookBody,

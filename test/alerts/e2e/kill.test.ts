@@ -17,32 +17,30 @@
  * daemon's timers). `dist/cli.js` must be built (`npm test` builds it first).
  */
 import { existsSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { CLI, DaemonGroup, type DaemonProcess } from "../../support/daemon-process.js";
+import { seededRandom, seedFromEnv } from "../../support/random.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { readStateFiles } from "../../support/state-files.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { sleep } from "../../support/wait.js";
 import { verifyAsDocumented } from "../sinks/signature-example.js";
 import {
-  CLI,
   createProject,
   expectedFailureAlerts,
   failsAfter,
   LINK_TEMPLATE,
-  readStates,
   sampleValue,
   secretsIn,
   SECRETS,
-  seededRandom,
-  sleep,
-  spawnCli,
   startScriptedReceiver,
   startSim,
-  tempDir,
   waitFor,
   webhookBody,
-  type CliProcess,
   type ScriptedReceiver,
   type SimProject,
 } from "./support.js";
@@ -58,7 +56,7 @@ const TIMINGS: readonly KillTiming[] = ["started", "request", "spawn", "request"
 
 interface Run {
   readonly n: number;
-  readonly cli: CliProcess;
+  readonly cli: DaemonProcess;
   readonly timing: KillTiming | "last";
   /** Index of the first receiver request of this run; `end` is one past its last. */
   readonly start: number;
@@ -72,9 +70,9 @@ describe("alert delivery across kill -9", () => {
   let hook: ScriptedReceiver;
   let dir: string;
   let projects: SimProject[];
-  const children = new Set<CliProcess>();
+  const daemons = new DaemonGroup();
 
-  const seed = Number(process.env.ALERT_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const seed = seedFromEnv("ALERT_KILL_SEED");
   const random = seededRandom(seed);
   const between = (min: number, max: number) => min + random() * (max - min);
 
@@ -102,10 +100,9 @@ describe("alert delivery across kill -9", () => {
   });
 
   afterAll(async () => {
-    for (const cli of children) cli.child.kill("SIGKILL");
-    await Promise.all([...children].map((c) => c.exited));
+    await daemons.killAll();
     await Promise.all([hook.close(), sim.close()]);
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it(
@@ -153,9 +150,7 @@ describe("alert delivery across kill -9", () => {
 
       const runs: Run[] = [];
       const launch = (timing: Run["timing"]): Run => {
-        const cli = spawnCli(configFile, env);
-        children.add(cli);
-        void cli.exited.then(() => children.delete(cli));
+        const cli = daemons.spawn(configFile, { env });
         const run: Run = {
           n: runs.length + 1,
           cli,
@@ -174,8 +169,7 @@ describe("alert delivery across kill -9", () => {
           run.cli.child.exitCode,
           `run ${run.n} exited by itself:\n${run.cli.text()}`,
         ).toBeNull();
-        run.cli.child.kill("SIGKILL");
-        expect((await run.cli.exited).signal).toBe("SIGKILL");
+        expect((await run.cli.stop("SIGKILL")).signal).toBe("SIGKILL");
         run.killed = true;
         // Whatever the killed process had sent has reached the receiver by now.
         await sleep(100);
@@ -222,7 +216,7 @@ describe("alert delivery across kill -9", () => {
         const startedAt = Date.now();
         if (k === 1) {
           await waitFor("the first commit of every project", async () => {
-            const states = await readStates(stateDir);
+            const states = await readStateFiles(stateDir);
             return projects.every((p) => states.has(p.projectId));
           });
           burstDone = burstLoop();
@@ -272,12 +266,12 @@ describe("alert delivery across kill -9", () => {
         100,
       );
       await waitFor("the outboxes to drain", async () => {
-        const states = await readStates(stateDir);
+        const states = await readStateFiles(stateDir);
         return projects.every((p) => states.get(p.projectId)?.outbox.length === 0);
       });
       // Let it poll on a while: a late duplicate would show.
       const sequences = async () =>
-        [...(await readStates(stateDir)).values()].reduce((sum, s) => sum + s.sequence, 0);
+        [...(await readStateFiles(stateDir)).values()].reduce((sum, s) => sum + s.sequence, 0);
       const before = await sequences();
       await waitFor("more commits", async () => (await sequences()) >= before + 2 * PROJECTS);
       // The line that says where the HTTP server listens (its wording may change).
@@ -287,9 +281,8 @@ describe("alert delivery across kill -9", () => {
       expect(served, "the last run did not log its address").toBeDefined();
       const url = String(served?.url);
       const metrics = await (await fetch(`${url}/metrics`)).text();
-      last.cli.child.kill("SIGTERM");
       expect(
-        await last.cli.exited,
+        await last.cli.stop("SIGTERM"),
         `the last run did not stop cleanly:\n${last.cli.text()}`,
       ).toEqual({ code: 0, signal: null });
       last.end = hook.requests.length;

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
 import {
   createProject,
   exporterSettings,
@@ -19,8 +20,6 @@ import {
   startAlertExporter,
   startScriptedReceiver,
   startSim,
-  removeDir,
-  tempDir,
   waitFor,
   waitForFirstPolls,
   type AlertExporter,

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { verifyAsDocumented } from "../sinks/signature-example.js";
 import {
   createProject,
@@ -26,8 +27,6 @@ import {
   startAlertExporter,
   startScriptedReceiver,
   startSim,
-  removeDir,
-  tempDir,
   waitFor,
   waitForCommits,
   waitForFirstPolls,

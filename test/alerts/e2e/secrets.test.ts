@@ -19,22 +19,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startExporter } from "../../../src/commands/run.js";
 import { resolveConfig, resolveSinks } from "../../../src/config/index.js";
+import { captureLogger } from "../../support/capture-logger.js";
+import { spawnDaemon } from "../../support/daemon-process.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
 import {
-  captureLogger,
   createProject,
   exporterSettings,
   failsAfter,
   secretsIn,
   SECRETS,
   sinkEnvironment,
-  spawnCli,
   startAlertExporter,
   startScriptedReceiver,
   startSim,
-  removeDir,
-  tempDir,
   waitFor,
   waitForCommits,
   waitForFirstPolls,
@@ -257,7 +256,7 @@ describe("secrets stay secret", () => {
     ];
     const found: string[] = [];
     for (const [i, env] of attempts.entries()) {
-      const cli = spawnCli(configFile, env);
+      const cli = spawnDaemon(configFile, { env });
       const exit = await cli.exited;
       expect(exit.code, `attempt ${i} did not fail:\n${cli.text()}`).not.toBe(0);
       expect(cli.text()).toMatch(/PGCP_SLACK_WEBHOOK_URL|webhookUrl/);

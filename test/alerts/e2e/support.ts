@@ -1,22 +1,15 @@
 /**
  * Harness of the end-to-end tests of alert delivery: the exporter (in-process with
- * `startExporter`, or the real CLI as a child process) watching a test simulator, with its Slack
- * and webhook sinks pointed at local receivers over real HTTP. Nothing of ours is mocked: the
- * tests see only what goes over the wire, what is logged, what `/metrics` serves and what is
- * committed on disk.
+ * `startExporter`, or the real CLI as a child process with `test/support/daemon-process.ts`)
+ * watching a test simulator, with its Slack and webhook sinks pointed at local receivers over
+ * real HTTP. Nothing of ours is mocked: the tests see only what goes over the wire, what is
+ * logged, what `/metrics` serves and what is committed on disk.
  *
  * The secrets (the API key, the Slack webhook URL's token, the webhook URL's path and query, its
  * signing secret, a custom header's value) are distinctive strings, so that any test can grep
  * captured output for them.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { alertId } from "../../../src/alerts/rules.js";
 import {
   webhookPayloadSchema,
@@ -24,8 +17,8 @@ import {
 } from "../../../src/alerts/sinks/webhook-payload.js";
 import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
 import { resolveConfig, type Config, type RawConfig } from "../../../src/config/index.js";
-import { createLogger } from "../../../src/logger.js";
-import { parseState, type ProjectState } from "../../../src/store/index.js";
+import type { ProjectState } from "../../../src/store/index.js";
+import { captureLogger, type CapturedLogger } from "../../support/capture-logger.js";
 import {
   startReceiver,
   type ReceivedRequest,
@@ -33,8 +26,7 @@ import {
   type ResponseSpec,
 } from "../../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../../support/simulator.js";
-
-export const CLI = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
+import { waitForWith } from "../../support/wait.js";
 
 /** The secrets of the suite; `SECRET_PIECES` are the distinctive parts to look for. */
 export const SECRETS = {
@@ -65,59 +57,8 @@ export function secretsIn(where: string, text: string, extra: readonly string[] 
 export const LINK_TEMPLATE =
   "https://console.example.test/projects/{project_id}/operations/{operation_id}";
 
-export const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
-
-/**
- * Calls `probe` until it returns something other than undefined/false, and returns that. The
- * timeout is a safety net for a broken build, never the thing tested.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-  intervalMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}
-
-/** mulberry32: a small seeded generator, so that a failing run can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export async function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), prefix));
-}
-
-export async function removeDir(dir: string | undefined): Promise<void> {
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-}
+/** `waitFor` (test/support/wait.ts), polling every 25 ms. */
+export const waitFor = waitForWith({ intervalMs: 25 });
 
 // --- the simulator ---------------------------------------------------------------------------
 
@@ -305,27 +246,6 @@ export function slackView(request: ReceivedRequest): SlackView {
 
 // --- the exporter in-process -----------------------------------------------------------------
 
-/** A logger that keeps every line it writes. */
-export function captureLogger(level = "debug") {
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      raw.push(chunk.toString());
-      done();
-    },
-  });
-  return {
-    logger: createLogger(level, stream),
-    text: () => raw.join(""),
-    lines: (): Record<string, unknown>[] =>
-      raw
-        .join("")
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
-}
-
 /**
  * Test settings: the simulator, no client-side rate limit, one attempt per request, a poll of
  * every project at every scheduler tick (once a second), no endpoint listing, and stuck
@@ -368,7 +288,7 @@ export function sinkEnvironment(slackUrl: string, hookUrl: string): Record<strin
 export interface AlertExporter {
   readonly exporter: RunningExporter;
   readonly config: Config;
-  readonly logs: ReturnType<typeof captureLogger>;
+  readonly logs: CapturedLogger<Record<string, unknown>>;
   /** The committed state of a project, as the daemon holds it. */
   state(projectId: string): ProjectState | undefined;
   /** `/metrics` over HTTP, after a fresh rendering. */
@@ -455,72 +375,4 @@ export function sampleValue(
     found = Number(match[3]);
   }
   return found;
-}
-
-// --- the CLI as a child process --------------------------------------------------------------
-
-export interface CliProcess {
-  readonly child: ChildProcess;
-  /** Everything it wrote, stdout and stderr, as received. */
-  readonly output: string[];
-  /** Its JSON log lines. */
-  readonly logs: Record<string, unknown>[];
-  /** Resolves when it logged "exporter started" (never, if it dies first). */
-  readonly started: Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  text(): string;
-}
-
-/** `node dist/cli.js run --config FILE`, with only `env`'s PGCP_* variables. */
-export function spawnCli(configFile: string, env: Record<string, string>): CliProcess {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
-  );
-  const child = spawn(process.execPath, [CLI, "run", "--config", configFile], {
-    env: { ...base, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const logs: Record<string, unknown>[] = [];
-  let markStarted: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => {
-    markStarted = resolve;
-  });
-  let partial = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        logs.push(entry);
-        if (entry.msg === "exporter started") markStarted();
-      } catch {
-        // Not a log line: kept in `output` only.
-      }
-    }
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    output.push(chunk);
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
-  return { child, output, logs, started, exited, text: () => output.join("") };
-}
-
-/** Every project state file in `dir`, validated. */
-export async function readStates(dir: string): Promise<Map<string, ProjectState>> {
-  const states = new Map<string, ProjectState>();
-  if (!existsSync(dir)) return states;
-  for (const name of await readdir(dir)) {
-    if (!name.endsWith(".state.json")) continue;
-    const projectId = name.slice(0, -".state.json".length);
-    const file = path.join(dir, name);
-    states.set(projectId, parseState(file, await readFile(file, "utf8"), projectId));
-  }
-  return states;
 }

@@ -9,6 +9,8 @@ import type { ExporterHost } from "../workers/exporter-host.js";
 import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
 import { startWorker, workerPath, type Worker } from "./rpc.js";
 
+export { sleep } from "../../support/wait.js";
+
 export const API_KEY = "bench-api-key";
 
 export interface BenchContext {
@@ -88,8 +90,3 @@ export async function resetSimStats(sim: SimWorker): Promise<void> {
 export function routeRequests(stats: StatsView, route: string): number {
   return Object.values(stats.routes[route] ?? {}).reduce((a, b) => a + b, 0);
 }
-
-export const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });

@@ -21,6 +21,7 @@
  * small against the compressed intervals. k = 1 is a real-time run.
  */
 import path from "node:path";
+import { seededRandom } from "../../support/random.js";
 import { startReceiver } from "../../support/receiver.js";
 import {
   API_KEY,
@@ -103,7 +104,7 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
   const worker = await startExporterWorker();
   const receiver = await startReceiver();
   const dir = await newScratch(ctx.scratch, "fleet-");
-  const random = mulberry32(projects * 31 + k);
+  const random = seededRandom(projects * 31 + k);
   try {
     const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
     const { nowMs } = await sim.run("now");
@@ -251,16 +252,4 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
     await receiver.close();
     await removeScratch(dir);
   }
-}
-
-/** mulberry32: a small seeded generator, so that runs inject the same pattern. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
