@@ -6,6 +6,7 @@
  * replicas through leases: the lease manager claims this replica's share, and the daemon polls
  * and delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
+import { setMaxListeners } from "node:events";
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
 import {
   Notifier,
@@ -390,6 +391,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     async pollAll() {
       // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
       const signal = new AbortController().signal;
+      // Each request waiting for its turn listens to it (as to the scheduler's).
+      setMaxListeners(0, signal);
       await forEachBounded([...syncs.keys()], config.api.concurrency, (id) =>
         pollProject(id, signal),
       );

@@ -49,8 +49,12 @@ export interface OutboxChange {
 
 export class ProjectSync {
   private current: ProjectStatus = { kind: "unloaded" };
-  /** The tail of the queue of commits; each waits for the one before. */
-  private commits: Promise<unknown> = Promise.resolve();
+  /**
+   * The tail of the queue of commits; each waits for the one before. It settles with nothing:
+   * holding the last commit's outcome would keep its poll's transitions (a catch-up's every
+   * operation) in memory until the next commit.
+   */
+  private commits: Promise<void> = Promise.resolve();
 
   constructor(
     readonly projectId: string,
@@ -163,7 +167,10 @@ export class ProjectSync {
 
   private serially<T>(work: () => Promise<T>): Promise<T> {
     const run = this.commits.then(work, work);
-    this.commits = run.catch(() => undefined);
+    this.commits = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 }
