@@ -58,8 +58,6 @@ export interface SoakResults {
       readonly heapEnd: number;
     };
   };
-  /** Runs that printed Node's MaxListenersExceededWarning (known, harmless; see soak.ts). */
-  readonly runtimeWarnings: number;
   readonly problems: readonly string[];
 }
 
@@ -95,7 +93,6 @@ export function soakReport(r: SoakResults): string {
     ),
     "",
     `Latency spikes within the API timeout (answers only slower; not in the table): ${r.mildLatencyHits} requests. ` +
-      `Runs that printed Node's MaxListenersExceededWarning: ${r.runtimeWarnings}. ` +
       `Alert delivery failures logged: ${r.sinkFailuresLogged}. API retries by reason (from /metrics): ` +
       (Object.entries(r.retriesByReason)
         .map(([k, v]) => `${k} ${v}`)

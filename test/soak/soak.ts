@@ -153,18 +153,6 @@ async function truthOf(
   return { arrivals, failures };
 }
 
-/**
- * Node's warning when more than 10 listeners wait on one AbortSignal: the scheduler passes one
- * signal to every job, and when retries pile up (a storm of 429s) more than 10 waits hold it
- * at once (retry sleeps, the limiter's queue, requests in flight). Each is removed when its
- * wait ends: no listener is left once the calls end, so it is not a leak; reported, not failed.
- */
-const KNOWN_WARNING = "MaxListenersExceededWarning: Possible EventTarget memory leak detected";
-
-function isKnownWarningLine(line: string): boolean {
-  return line.includes(KNOWN_WARNING) || line.includes("(Use `node --trace-warnings");
-}
-
 /** Error-level log lines the faults may cause (the API's listing of projects failing). */
 const EXPECTED_ERRORS = new Set(["project discovery failed; retrying"]);
 
@@ -585,15 +573,13 @@ async function main(): Promise<void> {
     );
     problems.push(...unexpectedErrors.map((l) => `unexpected error logged: ${JSON.stringify(l)}`));
     const started = runs.reduce((n, r) => n + (r.messages.get("exporter started") ?? 0), 0);
-    // Output that is not a log line: a crash, or a warning of the runtime. One warning is known
-    // and harmless (see KNOWN_WARNING); it is counted, anything else is a problem.
-    let knownWarnings = 0;
+    // Output that is not a log line: a crash, or a warning of the runtime (such as the
+    // MaxListenersExceededWarning the scheduler's shared abort signal once caused).
     for (const r of runs) {
-      const text = r.text();
-      knownWarnings += text.split(KNOWN_WARNING).length - 1;
-      const rest = text
+      const rest = r
+        .text()
         .split("\n")
-        .filter((line) => line.trim() !== "" && !isKnownWarningLine(line))
+        .filter((line) => line.trim() !== "")
         .join("\n");
       if (rest !== "")
         problems.push(`run ${r.n} wrote something other than log lines:\n${rest.slice(0, 1500)}`);
@@ -675,7 +661,6 @@ async function main(): Promise<void> {
         ),
         longRun: growth,
       },
-      runtimeWarnings: knownWarnings,
       problems,
     };
     await writeJson(out, results);
