@@ -64,23 +64,6 @@ export function nextDueMs(
 }
 
 /**
- * The next due time of a job that was due at `previousDueMs` and ended at `endedMs`: one
- * interval (with jitter) after it was due, so that neither the wait for the tick nor the job's
- * own length adds to the interval; or, when the job ended past that, one interval after it
- * ended, so that a slow or failing API is not polled back to back.
- */
-export function followingDueMs(
-  previousDueMs: number,
-  endedMs: number,
-  intervalSeconds: number,
-  jitter: number,
-  random: number,
-): number {
-  const next = nextDueMs(previousDueMs, intervalSeconds, 1, jitter, random);
-  return next > endedMs ? next : nextDueMs(endedMs, intervalSeconds, 1, jitter, random);
-}
-
-/**
  * The first due time of a project that joins: spread over one interval, so that a daemon that
  * starts with thousands of projects does not poll them all in the first second.
  */

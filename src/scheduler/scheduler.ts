@@ -1,22 +1,13 @@
 /**
  * The scheduler: a node-cron tick once a second dispatches every project whose poll (or
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
- * flight; a job that ends makes room for the next one due at once, not at the next tick. Each
- * project keeps its own due time, one interval (with jitter) after the last, however late the
- * tick got to it; projects with open operations use the fast lane. When the request budget
- * cannot sustain every project at its interval, all intervals stretch by the same factor (see
- * `budget.ts`).
+ * flight; a job that ends makes room for the next one due at once, not at the next tick. Each project keeps its own due time, spread with jitter; projects with open
+ * operations use the fast lane. When the request budget cannot sustain every project at its
+ * interval, all intervals stretch by the same factor (see `budget.ts`).
  */
 import { setMaxListeners } from "node:events";
 import cron, { type ScheduledTask } from "node-cron";
-import {
-  firstDueMs,
-  followingDueMs,
-  planBudget,
-  updateCost,
-  type Budget,
-  type Lane,
-} from "./budget.js";
+import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
 
 export interface SchedulerJobs {
   /** Polls one project; resolves with the requests it made and whether operations are open. */
@@ -180,12 +171,11 @@ export class Scheduler {
       } finally {
         const after = this.now();
         if (entry.nextPollMs <= now) {
-          const interval = this.effectiveIntervalSeconds(entry.lane);
-          entry.nextPollMs = this.following(entry.nextPollMs, after, interval);
+          entry.nextPollMs = this.due(after, this.effectiveIntervalSeconds(entry.lane));
         }
         if (this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
-          entry.nextEndpointsMs = this.following(entry.nextEndpointsMs, after, interval);
+          entry.nextEndpointsMs = this.due(after, interval);
         }
         entry.busy = false;
       }
@@ -198,15 +188,9 @@ export class Scheduler {
     });
   }
 
-  private following(previousDueMs: number, endedMs: number, intervalSeconds: number): number {
+  private due(now: number, intervalSeconds: number): number {
     // Intervals arrive already stretched.
-    return followingDueMs(
-      previousDueMs,
-      endedMs,
-      intervalSeconds,
-      this.options.jitter,
-      this.random(),
-    );
+    return nextDueMs(now, intervalSeconds, 1, this.options.jitter, this.random());
   }
 
   private replan(): void {

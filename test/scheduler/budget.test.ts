@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { followingDueMs, nextDueMs, planBudget, type Lane } from "../../src/scheduler/budget.js";
+import { nextDueMs, planBudget, type Lane } from "../../src/scheduler/budget.js";
 
 const base = {
   baseIntervalSeconds: 30,
@@ -57,31 +57,6 @@ describe("request budget", () => {
         expect(due).toBeGreaterThanOrEqual(1_000_000 + 60_000 * 0.9);
         expect(due).toBeLessThanOrEqual(1_000_000 + 60_000 * 1.1);
       }),
-    );
-  });
-
-  it("counts the next due time from the last one, or from the job's end when it overran", () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 1e9 }),
-        fc.integer({ min: 0, max: 600_000 }),
-        fc.double({ min: 0, max: 0.999, noNaN: true }),
-        (dueMs, lateMs, random) => {
-          const endedMs = dueMs + lateMs;
-          const next = followingDueMs(dueMs, endedMs, 30, 0.1, random);
-          // Never due again before the job ended, and never sooner than 0.9 interval apart.
-          expect(next).toBeGreaterThan(endedMs);
-          expect(next).toBeGreaterThanOrEqual(dueMs + 27_000);
-          const fromDue = nextDueMs(dueMs, 30, 1, 0.1, random);
-          if (fromDue > endedMs) {
-            // The job ended before its next due time: due times stay one interval apart.
-            expect(next).toBe(fromDue);
-          } else {
-            expect(next).toBeGreaterThanOrEqual(endedMs + 27_000);
-            expect(next).toBeLessThanOrEqual(endedMs + 33_000);
-          }
-        },
-      ),
     );
   });
 });
