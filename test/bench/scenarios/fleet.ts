@@ -13,12 +13,13 @@
  * Time compression. At 1,000 projects the budget stretches the poll interval to 143 s, at
  * 10,000 to 24 minutes: too long to watch in a benchmark. With `compression` k, every duration
  * of the exporter's configuration is divided by k and the budget multiplied by k (the sink's
- * grouping window too, and the injected operations' durations). `api.concurrency` stays at its
- * default: it bounds requests in flight, not a rate (the scheduler starts a job as soon as one
- * ends), and loopback answers in milliseconds. The run is then the same run k times faster, and
- * its figures are reported back at real scale (per minute / k, seconds * k). What does not
- * scale: the length of the scheduler's tick (1 s), the notifier's (250 ms) and the cost of each
- * request, which stay small against the compressed intervals. k = 1 is a real-time run.
+ * grouping window too, and the injected operations' durations), and so is `api.concurrency`:
+ * requests in flight are the request rate times the time each takes, and that time does not
+ * shrink with k (at 40x, 8 requests in flight would cap the rate at a loaded simulator's pace).
+ * The run is then the same run k times faster, and its figures are reported back at real scale
+ * (per minute / k, seconds * k). What does not scale: the length of the scheduler's tick (1 s),
+ * the notifier's (250 ms) and the cost of each request, which stay small against the compressed
+ * intervals. k = 1 is a real-time run.
  */
 import path from "node:path";
 import { seededRandom } from "../../support/random.js";
@@ -122,7 +123,8 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
           key: API_KEY,
           requestsPerMinute: DEFAULTS.requestsPerMinute * k,
           burstPerSecond: DEFAULTS.burstPerSecond * k,
-          concurrency: DEFAULTS.concurrency,
+          // In flight = rate x time per request; the rate is k times the real one.
+          concurrency: DEFAULTS.concurrency * k,
         },
         projects: seeded.projectIds,
         state: { dir: stateDir },
