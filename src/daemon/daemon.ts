@@ -389,10 +389,10 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     projects: () => [...syncs.keys()],
     project: (id) => syncs.get(id),
     async pollAll() {
-      // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
       const signal = new AbortController().signal;
       // Each request waiting for its turn listens to it (as to the scheduler's).
       setMaxListeners(0, signal);
+      // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
       await forEachBounded([...syncs.keys()], config.api.concurrency, (id) =>
         pollProject(id, signal),
       );

@@ -1,9 +1,10 @@
 /**
  * The scheduler: a node-cron tick once a second dispatches every project whose poll (or
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
- * flight; a job that ends makes room for the next one due at once, not at the next tick. Each project keeps its own due time, spread with jitter; projects with open
- * operations use the fast lane. When the request budget cannot sustain every project at its
- * interval, all intervals stretch by the same factor (see `budget.ts`).
+ * flight; a job that ends makes room for the next one due at once, not at the next tick. Each
+ * project keeps its own due time, spread with jitter; projects with open operations use the
+ * fast lane. When the request budget cannot sustain every project at its interval, all
+ * intervals stretch by the same factor (see `budget.ts`).
  */
 import { setMaxListeners } from "node:events";
 import cron, { type ScheduledTask } from "node-cron";
