@@ -1,6 +1,8 @@
 /**
  * The running exporter: wiring of client, store, syncs, scheduler and observers (`daemon.ts`),
- * and the observer interface through which metrics, logs and the status page follow it.
+ * the observer interface through which metrics, logs and the status page follow it, which of a
+ * poll's transitions get a log line of their own (`transition-log.ts`), and a bounded
+ * `forEach` for polling and loading many projects (`bounded.ts`).
  */
 export * from "./daemon.js";
 export * from "./observer.js";

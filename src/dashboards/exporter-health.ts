@@ -12,13 +12,29 @@ import {
   timeseriesPanel,
   valueMappings,
 } from "./panels.js";
-import { quantile, sel } from "./promql.js";
+import { quantile, sel, type HistogramName } from "./promql.js";
 
 /** Seconds since a project's latest committed poll. */
 const POLL_AGE = `time() - ${sel("pgcp_project_last_success_timestamp_seconds")}`;
 
 function rate(selector: string): string {
   return `rate(${selector}[$__rate_interval])`;
+}
+
+/** p50 and p99 of a histogram of seconds, one series per value of `by`. */
+function latencyPanel(title: string, description: string, family: HistogramName, by: string) {
+  return timeseriesPanel({
+    title,
+    description,
+    queries: [0.5, 0.99].map((q) => ({
+      expr: quantile(q, family, [by]),
+      legend: `p${Math.round(q * 100)} {{${by}}}`,
+    })),
+    unit: "s",
+    min: 0,
+    width: 8,
+    height: 8,
+  });
 }
 
 export function exporterHealthDashboard(): Dashboard {
@@ -137,18 +153,12 @@ export function exporterHealthDashboard(): Dashboard {
       }),
     )
     .withPanel(
-      timeseriesPanel({
-        title: "Poll duration",
-        description: "Duration of project polls including the commit, by result.",
-        queries: [0.5, 0.99].map((q) => ({
-          expr: quantile(q, "pgcp_poll_duration_seconds", ["result"]),
-          legend: `p${Math.round(q * 100)} {{result}}`,
-        })),
-        unit: "s",
-        min: 0,
-        width: 8,
-        height: 8,
-      }),
+      latencyPanel(
+        "Poll duration",
+        "Duration of project polls including the commit, by result.",
+        "pgcp_poll_duration_seconds",
+        "result",
+      ),
     )
     .withPanel(
       timeseriesPanel({
@@ -252,18 +262,12 @@ export function exporterHealthDashboard(): Dashboard {
       }),
     )
     .withPanel(
-      timeseriesPanel({
-        title: "API request duration",
-        description: "Duration of API requests until the response was read, by route.",
-        queries: [0.5, 0.99].map((q) => ({
-          expr: quantile(q, "pgcp_api_request_duration_seconds", ["route"]),
-          legend: `p${Math.round(q * 100)} {{route}}`,
-        })),
-        unit: "s",
-        min: 0,
-        width: 8,
-        height: 8,
-      }),
+      latencyPanel(
+        "API request duration",
+        "Duration of API requests until the response was read, by route.",
+        "pgcp_api_request_duration_seconds",
+        "route",
+      ),
     )
     .withPanel(
       timeseriesPanel({
@@ -406,18 +410,12 @@ export function exporterHealthDashboard(): Dashboard {
       }),
     )
     .withPanel(
-      timeseriesPanel({
-        title: "Delivery latency",
-        description: "Time from the detection of a transition to the sink's 2xx for its alert.",
-        queries: [0.5, 0.99].map((q) => ({
-          expr: quantile(q, "pgcp_alert_delivery_latency_seconds", ["sink"]),
-          legend: `p${Math.round(q * 100)} {{sink}}`,
-        })),
-        unit: "s",
-        min: 0,
-        width: 8,
-        height: 8,
-      }),
+      latencyPanel(
+        "Delivery latency",
+        "Time from the detection of a transition to the sink's 2xx for its alert.",
+        "pgcp_alert_delivery_latency_seconds",
+        "sink",
+      ),
     )
     .withPanel(
       timeseriesPanel({

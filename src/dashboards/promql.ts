@@ -6,7 +6,7 @@
 import { CATALOGUE, type MetricName } from "../metrics/catalogue.js";
 
 type Entry = (typeof CATALOGUE)[number];
-type HistogramName = Extract<Entry, { type: "histogram" }>["name"];
+export type HistogramName = Extract<Entry, { type: "histogram" }>["name"];
 
 /** The suffixes of the series a histogram family exposes. */
 export const HISTOGRAM_SUFFIXES = ["_bucket", "_sum", "_count"] as const;
