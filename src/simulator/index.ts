@@ -13,7 +13,13 @@ export type { TrafficOptions } from "./traffic/options.js";
 export { REAL_API_RATE_LIMIT, type RateLimitOptions } from "./http/rate-limiter.js";
 export { API_ROUTE_NAMES, UNKNOWN_ROUTE, type ApiRouteName } from "./http/api-routes.js";
 export { SIM_BASE_PATH } from "./http/server.js";
-export { FAULT_KINDS, type Fault, type FaultKind, type FaultSpec } from "./http/faults.js";
+export {
+  FAULT_KIND_ROUTES,
+  FAULT_KINDS,
+  type Fault,
+  type FaultKind,
+  type FaultSpec,
+} from "./http/faults.js";
 export type { StatsView } from "./http/stats.js";
 export type {
   SimBulkRequest,

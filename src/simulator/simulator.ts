@@ -4,6 +4,7 @@ import { createClock, type ClockMode } from "./clock.js";
 import { apiRouter } from "./http/api-routes.js";
 import { FaultRegistry } from "./http/faults.js";
 import { RateLimiter, REAL_API_RATE_LIMIT } from "./http/rate-limiter.js";
+import { StreamTracker } from "./http/respond.js";
 import { createSimulatorServer } from "./http/server.js";
 import { simRouter } from "./http/sim-routes.js";
 import { RequestStats } from "./http/stats.js";
@@ -42,7 +43,9 @@ export interface RunningSimulator {
   seedBulk(options: BulkSeedOptions): BulkSeedResult;
   /** Applies every simulated event due now (requests do this by themselves). */
   settle(): void;
-  /** Stops the server, its timers and its open connections. */
+  /** Answers still being streamed by a `drip` or `oversized` fault (in-process inspection). */
+  streamingAnswers(): number;
+  /** Stops the server, its timers and its open connections (dripping answers included). */
   close(): Promise<void>;
 }
 
@@ -73,12 +76,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const settle = (): void => {
     scheduler.runUntil(clock.targetUs());
   };
+  // Before the plane: `misdated` faults hit operations as the model creates them.
+  const faults = new FaultRegistry(streams.faults);
   const plane = new ControlPlane({
     scheduler,
     random: streams.plane,
     availabilityCheckSeconds:
       options.availabilityCheckSeconds ??
       (traffic === undefined ? 0 : TRAFFIC_AVAILABILITY_CHECK_SECONDS),
+    misdate: () => faults.misdateOffsetUs(),
   });
   if (traffic !== undefined) {
     const trafficRandom =
@@ -86,8 +92,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     new TrafficGenerator(plane, traffic, trafficRandom).start();
   }
 
-  const faults = new FaultRegistry(streams.faults);
   const stats = new RequestStats();
+  const openStreams = new StreamTracker();
   const requestIds = new IdFactory(streams.requestIds);
   const rateLimit = options.rateLimit ?? REAL_API_RATE_LIMIT;
   const server = createSimulatorServer({
@@ -98,6 +104,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     rateLimiter: rateLimit === false ? undefined : new RateLimiter(rateLimit),
     faults,
     stats,
+    streams: openStreams,
     newRequestId: () => requestIds.uuid(),
   });
 
@@ -129,6 +136,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     },
     seedBulk: (bulk) => plane.seedBulk(bulk),
     settle,
+    streamingAnswers: () => openStreams.size,
     close: () =>
       new Promise<void>((resolve, reject) => {
         clearInterval(ticker);
@@ -136,6 +144,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
           if (error === undefined) resolve();
           else reject(error);
         });
+        openStreams.destroyAll();
         server.closeAllConnections();
       }),
   };

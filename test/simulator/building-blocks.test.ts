@@ -137,6 +137,48 @@ describe("operation log", () => {
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => 249 - i));
   });
 
+  test("an overlapping page starts at the record its cursor came from", () => {
+    const log = newLog();
+    for (let i = 0; i < 6; i++) {
+      log.append({
+        id: ids.uuidWords(),
+        branch: 0,
+        endpoint: -1,
+        action: "a",
+        status: "running",
+        atUs: T0 + i * 10,
+      });
+    }
+    expect(log.newestFirstOverlapping(log.createdAt(3), 3)).toEqual([3, 2, 1]);
+    // Between two records: the nearest newer one; above everything: the normal page.
+    expect(log.newestFirstOverlapping(log.createdAt(3) - 5, 2)).toEqual([3, 2]);
+    expect(log.newestFirstOverlapping(T0 + 1000, 2)).toEqual([5, 4]);
+  });
+
+  test("a misdated record shows another creation time, kept within years 0001..9999", () => {
+    const log = newLog();
+    const append = (createdOffsetUs: number): number =>
+      log.append({
+        id: ids.uuidWords(),
+        branch: 0,
+        endpoint: -1,
+        action: "a",
+        status: "running",
+        atUs: T0,
+        createdOffsetUs,
+      });
+    const ahead = append(3_600_000_000);
+    const far = append(1e18);
+    const before = append(-1e18);
+    expect(log.shownCreatedAt(ahead) - log.createdAt(ahead)).toBe(3_600_000_000);
+    expect(new Date(log.shownCreatedAt(far) / 1000).toISOString()).toBe("9999-12-31T23:59:59.000Z");
+    expect(new Date(log.shownCreatedAt(before) / 1000).toISOString()).toBe(
+      "0001-01-01T00:00:00.000Z",
+    );
+    // Order stays real.
+    expect(log.newestFirst(undefined, 3)).toEqual([before, far, ahead]);
+  });
+
   test("history, failures, retry and error follow the transitions", () => {
     const log = newLog();
     const i = log.append({

@@ -43,6 +43,16 @@ describe("status faults", () => {
     expect(listed).toMatchObject({ id: fault.id, fired: 2, count: 2 });
   });
 
+  test("a fault with project_id hits that project's requests only", async () => {
+    const other = (await t.sim.createProject({ plan: "paid" })).project.id;
+    await t.sim.addFault({ project_id: projectId, kind: "status", status: 500 });
+    expect((await t.api("GET", operationsPath())).status).toBe(500);
+    expect((await t.api("GET", `/projects/${projectId}/endpoints`)).status).toBe(500);
+    expect((await t.api("GET", `/projects/${other}/operations?limit=5`)).status).toBe(200);
+    // A request that names no project (the projects list) is not hit.
+    expect((await t.api("GET", "/projects")).status).toBe(200);
+  });
+
   test("429 bursts carry Retry-After (1 s unless configured); 423 and the default 503", async () => {
     await t.sim.addFault({ route: "getEndpoint", kind: "status", status: 429, count: 1 });
     await t.sim.addFault({

@@ -205,7 +205,7 @@ describe("scripting", () => {
           { status: "failed", after_seconds: 4 },
         ],
       },
-      { ...base, steps: [{ status: "Not A Status", after_seconds: 0 }] },
+      { ...base, steps: [{ status: "", after_seconds: 0 }] },
       { ...base, action: "", steps: [{ status: "running", after_seconds: 0 }] },
       "{not json",
     ];

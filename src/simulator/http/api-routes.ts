@@ -42,6 +42,64 @@ function operationsCursor(request: RequestContext): number | undefined {
   return us;
 }
 
+/**
+ * The cursor each list (per route and project) was last requested with, for `cursor_cycle`.
+ * Only requests that were answered a page are remembered: one entry per project at most.
+ */
+class CursorMemory {
+  private readonly last = new Map<string, string | undefined>();
+
+  /** Remembers `cursor` as the list's latest; returns the one it replaces. */
+  swap(key: string, cursor: string | undefined): string | undefined {
+    const previous = this.last.get(key);
+    this.last.set(key, cursor);
+    return previous;
+  }
+}
+
+/** What a list answer's `pagination` becomes under a fault: dropped or another cursor. */
+type PaginationFault = "no_pagination" | { readonly cursor: string } | undefined;
+
+interface ListRequest {
+  readonly answerFault: RequestContext["answerFault"];
+  /** The cursor the request was sent with. */
+  readonly cursor: string | undefined;
+  /** The one the previous request of the same list was sent with. */
+  readonly previous: string | undefined;
+  /** The page is full (`limit` items). */
+  readonly full: boolean;
+  /** Whether cursor `a` lies below `b` (further down the list). */
+  readonly isBelow: (a: string, b: string) => boolean;
+}
+
+/**
+ * `no_pagination` drops the object. `cursor_cycle` gives a full page requested with a cursor,
+ * instead of its own cursor, the cursor the previous request of the same list was sent with
+ * (unchanged when there was none), or the request's own when that one lies below the page's own
+ * (following it would skip items). A client following cursors thus goes back up: from the
+ * top, c1 → c2 → c1 → ….
+ */
+function paginationFault(
+  list: ListRequest,
+  pagination: { readonly cursor: string } | undefined,
+): PaginationFault {
+  if (list.answerFault === "no_pagination") return "no_pagination";
+  if (list.answerFault !== "cursor_cycle" || list.cursor === undefined) return undefined;
+  if (pagination === undefined || !list.full) return undefined;
+  const { previous } = list;
+  if (previous === undefined) return undefined;
+  return { cursor: list.isBelow(previous, pagination.cursor) ? list.cursor : previous };
+}
+
+/** A list answer with its `pagination` object dropped or its cursor replaced. */
+function alterPagination<
+  T extends { readonly pagination?: { readonly cursor: string } | undefined },
+>(page: T, fault: PaginationFault): T {
+  if (fault === undefined) return page;
+  const { pagination: _dropped, ...rest } = page;
+  return (fault === "no_pagination" ? rest : { ...rest, pagination: fault }) as T;
+}
+
 /** The `/api/v2` routes (paths relative to it). */
 export function apiRouter(plane: ControlPlane): Router<Handler> {
   const ok = (body: unknown): ReturnType<Handler> => ({ status: 200, body });
@@ -50,23 +108,59 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     param(r, "endpoint_id"),
   ];
   const router = new Router<Handler>();
+  const cursors = new CursorMemory();
   const route = (method: string, path: string, name: ApiRouteName, handler: Handler): void => {
     router.add(method, path, name, handler);
   };
 
   route("GET", "/projects", "listProjects", (r) => {
     const cursor = r.query.get("cursor") ?? undefined;
-    return ok(plane.listProjects(cursor, integerQuery(r, "limit", PROJECTS_LIMIT)));
+    const limit = integerQuery(r, "limit", PROJECTS_LIMIT);
+    const page = plane.listProjects(cursor, limit);
+    const position = (id: string): number => plane.world.projectPositionOf(id) ?? -1;
+    const fault = paginationFault(
+      {
+        answerFault: r.answerFault,
+        cursor,
+        previous: cursors.swap("listProjects", cursor),
+        full: page.projects.length === limit,
+        isBelow: (a, b) => position(a) > position(b),
+      },
+      page.pagination,
+    );
+    return ok(alterPagination(page, fault));
   });
   route("GET", "/projects/:project_id/operations", "listOperations", (r) => {
+    const projectId = param(r, "project_id");
     const limit = integerQuery(r, "limit", {
       ...OPERATIONS_LIMIT,
       default: DEFAULT_OPERATIONS_LIMIT,
     });
-    return ok(plane.listOperations(param(r, "project_id"), operationsCursor(r), limit));
+    const cursorUs = operationsCursor(r);
+    const page = plane.listOperations(projectId, cursorUs, limit, {
+      overlap: r.answerFault === "overlap",
+      foreignProject: r.answerFault === "foreign_project",
+    });
+    const cursor = r.query.get("cursor") ?? undefined;
+    const us = (c: string): number => parseIsoMicros(c) ?? Number.NEGATIVE_INFINITY;
+    const fault = paginationFault(
+      {
+        answerFault: r.answerFault,
+        cursor,
+        previous: cursors.swap(`listOperations ${projectId}`, cursor),
+        full: page.operations.length === limit,
+        isBelow: (a, b) => us(a) < us(b),
+      },
+      page.pagination,
+    );
+    return ok(alterPagination(page, fault));
   });
   route("GET", "/projects/:project_id/operations/:operation_id", "getOperation", (r) =>
-    ok(plane.getOperation(param(r, "project_id"), param(r, "operation_id"))),
+    ok(
+      plane.getOperation(param(r, "project_id"), param(r, "operation_id"), {
+        foreignProject: r.answerFault === "foreign_project",
+      }),
+    ),
   );
   route("GET", "/projects/:project_id/endpoints", "listEndpoints", (r) =>
     ok(plane.endpoints.list(param(r, "project_id"))),

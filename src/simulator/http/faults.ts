@@ -1,10 +1,55 @@
 import type { SeededRandom } from "../random.js";
+import { secondsToMicros } from "../time.js";
 
-export const FAULT_KINDS = ["status", "latency", "malformed", "truncated", "drop"] as const;
+export const FAULT_KINDS = [
+  "status",
+  "latency",
+  "malformed",
+  "truncated",
+  "drop",
+  "drip",
+  "oversized",
+  "overlap",
+  "cursor_cycle",
+  "no_pagination",
+  "foreign_project",
+  "misdated",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * The routes a kind can hit, for the kinds that only make sense on some (a fault of such a kind
+ * never matches a request of another route: it neither fires nor draws from the fault stream).
+ */
+export const FAULT_KIND_ROUTES: Partial<Record<FaultKind, readonly string[]>> = {
+  overlap: ["listOperations"],
+  cursor_cycle: ["listOperations", "listProjects"],
+  no_pagination: ["listOperations", "listProjects"],
+  foreign_project: ["listOperations", "getOperation"],
+};
+
+/** Kinds that only hit requests sent with a `cursor`. */
+const CURSOR_KINDS: ReadonlySet<FaultKind> = new Set(["overlap", "cursor_cycle"]);
+
+/** Kinds that change what the answer says (the handler applies them); the request is applied. */
+export const ANSWER_FAULT_KINDS = [
+  "overlap",
+  "cursor_cycle",
+  "no_pagination",
+  "foreign_project",
+] as const;
+export type AnswerFaultKind = (typeof ANSWER_FAULT_KINDS)[number];
+
+/** The kind that hits operations as the model creates them, not requests. */
+const MISDATED = "misdated";
+
+export const DEFAULT_DRIP_BYTES = 1;
+export const DEFAULT_DRIP_INTERVAL_MS = 1000;
 
 /** A fault as configured through `POST /_sim/faults` (wire names). */
 export interface FaultSpec {
+  /** Only requests for this project (`/projects/{project_id}/…`); absent: any request. */
+  readonly project_id?: string | undefined;
   /** An API route name (see `API_ROUTE_NAMES`); absent: every API route. */
   readonly route?: string | undefined;
   /** An HTTP method; absent: every method. */
@@ -16,16 +61,32 @@ export interface FaultSpec {
   readonly retry_after_seconds?: number | undefined;
   /** For `latency`: the delay added before the request is handled. */
   readonly latency_ms?: number | undefined;
-  /** Probability that a matching request is hit (default 1). */
+  /** For `drip`: bytes of the body sent per chunk (default 1). */
+  readonly drip_bytes?: number | undefined;
+  /** For `drip`: pause between two chunks (default 1000). */
+  readonly drip_interval_ms?: number | undefined;
+  /** For `oversized`: the least size of the padded body, in bytes. */
+  readonly size_bytes?: number | undefined;
+  /** For `misdated`: how far the shown `created_at` is moved from the real creation time. */
+  readonly offset_seconds?: number | undefined;
+  /** Probability that a matching request (or, for `misdated`, operation) is hit (default 1). */
   readonly rate?: number | undefined;
-  /** Number of requests to hit, after which the fault is spent (default unlimited). */
+  /** Number of requests (operations) to hit, after which the fault is spent (default unlimited). */
   readonly count?: number | undefined;
 }
 
 export interface Fault extends FaultSpec {
   readonly id: string;
-  /** How many requests it has hit so far. */
+  /** How many requests (for `misdated`, operations) it has hit so far. */
   readonly fired: number;
+}
+
+/** What the fault registry needs to know of a request besides its route and method. */
+export interface RequestFacts {
+  /** The request has a `cursor` query parameter. */
+  readonly hasCursor: boolean;
+  /** The project of the request's path, if it names one. */
+  readonly projectId?: string | undefined;
 }
 
 /** What to do with one request: added latency, and at most one fault that decides the answer. */
@@ -36,25 +97,50 @@ export interface FaultDecision {
 
 const DEFAULT_FAULT_STATUS = 503;
 
+interface Entry {
+  readonly spec: FaultSpec;
+  readonly id: string;
+  fired: number;
+}
+
+/** The spec as listed: with the defaults of its kind filled in. */
+function withDefaults(spec: FaultSpec): FaultSpec {
+  switch (spec.kind) {
+    case "status":
+      return { ...spec, status: spec.status ?? DEFAULT_FAULT_STATUS };
+    case "drip":
+      return {
+        ...spec,
+        drip_bytes: spec.drip_bytes ?? DEFAULT_DRIP_BYTES,
+        drip_interval_ms: spec.drip_interval_ms ?? DEFAULT_DRIP_INTERVAL_MS,
+      };
+    default:
+      return spec;
+  }
+}
+
+/** Whether a fault of this kind can hit a request of this route (route filter aside). */
+export function kindHitsRoute(kind: FaultKind, route: string): boolean {
+  if (kind === MISDATED) return false;
+  const routes = FAULT_KIND_ROUTES[kind];
+  return routes === undefined || routes.includes(route);
+}
+
 /**
  * The configured faults. For each API request, every matching latency fault adds its delay;
  * then the first other matching fault (in the order they were added) that fires decides the
  * answer. A `rate` draws from the simulator's seeded fault stream, so the same requests meet
- * the same faults under the same seed.
+ * the same faults under the same seed. `misdated` faults never match a request: the model asks
+ * them (`misdateOffsetUs`) each time it creates an operation.
  */
 export class FaultRegistry {
-  private faults: { spec: FaultSpec; id: string; fired: number }[] = [];
+  private faults: Entry[] = [];
   private nextId = 1;
 
   constructor(private readonly random: SeededRandom) {}
 
   add(spec: FaultSpec): Fault {
-    const entry = {
-      spec:
-        spec.kind === "status" ? { ...spec, status: spec.status ?? DEFAULT_FAULT_STATUS } : spec,
-      id: `fault-${this.nextId++}`,
-      fired: 0,
-    };
+    const entry: Entry = { spec: withDefaults(spec), id: `fault-${this.nextId++}`, fired: 0 };
     this.faults.push(entry);
     return view(entry);
   }
@@ -70,21 +156,43 @@ export class FaultRegistry {
     return count;
   }
 
-  decide(route: string, method: string): FaultDecision {
+  decide(route: string, method: string, facts: RequestFacts = { hasCursor: false }): FaultDecision {
     let latencyMs = 0;
     let decisive: Fault | undefined;
     for (const entry of this.faults) {
       const { spec } = entry;
       if (spec.route !== undefined && spec.route !== route) continue;
       if (spec.method !== undefined && spec.method !== method) continue;
-      if (spec.count !== undefined && entry.fired >= spec.count) continue;
+      if (spec.project_id !== undefined && spec.project_id !== facts.projectId) continue;
+      if (!kindHitsRoute(spec.kind, route)) continue;
+      if (CURSOR_KINDS.has(spec.kind) && !facts.hasCursor) continue;
       if (spec.kind !== "latency" && decisive !== undefined) continue;
-      if (spec.rate !== undefined && !(this.random.next() < spec.rate)) continue;
-      entry.fired++;
+      if (!this.fires(entry)) continue;
       if (spec.kind === "latency") latencyMs += spec.latency_ms ?? 0;
       else decisive = view(entry);
     }
     return { latencyMs, fault: decisive };
+  }
+
+  /**
+   * For an operation being created: the offset (microseconds) of its shown `created_at`, from
+   * the first `misdated` fault that fires, or undefined. Draws only while such a fault is live.
+   */
+  misdateOffsetUs(): number | undefined {
+    for (const entry of this.faults) {
+      if (entry.spec.kind !== MISDATED) continue;
+      if (this.fires(entry)) return secondsToMicros(entry.spec.offset_seconds ?? 0);
+    }
+    return undefined;
+  }
+
+  /** Counts a hit unless the fault is spent or its rate says no (one draw per rated check). */
+  private fires(entry: Entry): boolean {
+    const { spec } = entry;
+    if (spec.count !== undefined && entry.fired >= spec.count) return false;
+    if (spec.rate !== undefined && !(this.random.next() < spec.rate)) return false;
+    entry.fired++;
+    return true;
   }
 }
 
@@ -93,6 +201,10 @@ export function faultRetryAfter(fault: FaultSpec): number | undefined {
   return fault.retry_after_seconds ?? (fault.status === 429 ? 1 : undefined);
 }
 
-function view(entry: { spec: FaultSpec; id: string; fired: number }): Fault {
+export function isAnswerFault(kind: FaultKind | undefined): kind is AnswerFaultKind {
+  return (ANSWER_FAULT_KINDS as readonly string[]).includes(kind ?? "");
+}
+
+function view(entry: Entry): Fault {
   return { ...entry.spec, id: entry.id, fired: entry.fired };
 }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { badRequest } from "../errors.js";
+import type { AnswerFaultKind } from "./faults.js";
 
 /** What a route handler sees of a request. */
 export interface RequestContext {
@@ -7,6 +8,8 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   /** Parses the body as JSON and validates it, or throws a 400 saying what is wrong. */
   json<T>(schema: z.ZodType<T>): T;
+  /** A fault that changes what the answer says (API routes only; see faults.ts). */
+  readonly answerFault?: AnswerFaultKind | undefined;
 }
 
 /** What a handler answers; the server serialises it. A 204 has no body. */
@@ -22,10 +25,12 @@ export function requestContext(
   params: Readonly<Record<string, string>>,
   query: URLSearchParams,
   rawBody: string,
+  answerFault?: AnswerFaultKind,
 ): RequestContext {
   return {
     params,
     query,
+    answerFault,
     json: (schema) => {
       let value: unknown;
       try {

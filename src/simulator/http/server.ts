@@ -5,10 +5,19 @@ import { ApiError } from "../errors.js";
 import { UNKNOWN_ROUTE } from "./api-routes.js";
 import { authenticate } from "./auth.js";
 import { readBody } from "./body.js";
-import { faultRetryAfter, type Fault, type FaultRegistry } from "./faults.js";
+import {
+  DEFAULT_DRIP_BYTES,
+  DEFAULT_DRIP_INTERVAL_MS,
+  faultRetryAfter,
+  isAnswerFault,
+  type AnswerFaultKind,
+  type Fault,
+  type FaultRegistry,
+  type RequestFacts,
+} from "./faults.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { requestContext, type Handler, type Reply } from "./request.js";
-import { sendReply, type Delivery } from "./respond.js";
+import { sendReply, type Delivery, type StreamTracker } from "./respond.js";
 import type { Router } from "./router.js";
 import { DROPPED, type RequestStats } from "./stats.js";
 
@@ -25,10 +34,16 @@ export interface ServerParts {
   readonly rateLimiter: RateLimiter | undefined;
   readonly faults: FaultRegistry;
   readonly stats: RequestStats;
+  /** Answers still being streamed (`drip`, `oversized`), cut when the simulator closes. */
+  readonly streams: StreamTracker;
   newRequestId(): string;
 }
 
 const MAX_CLIENT_REQUEST_ID = 256;
+/** API bodies are small JSON documents (413 beyond, as documented). */
+const MAX_API_BODY_BYTES = 1024 * 1024;
+/** `/_sim` bodies may carry hostile scripted records (up to 1 MiB per text field). */
+const MAX_SIM_BODY_BYTES = 16 * 1024 * 1024;
 
 /**
  * The HTTP front door. For an API request: route, authenticate, rate-limit, apply faults, then
@@ -59,25 +74,29 @@ async function handle(
   const method = req.method ?? "GET";
   const path = url.pathname;
   const isApi = path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
+  const isSim = path === SIM_BASE_PATH || path.startsWith(`${SIM_BASE_PATH}/`);
   const routeName = isApi ? apiRouteName(parts.api, method, path) : undefined;
   let reply: Reply;
   let delivery: Delivery = "intact";
   try {
-    const rawBody = await readBody(req);
+    const rawBody = await readBody(req, isSim ? MAX_SIM_BODY_BYTES : MAX_API_BODY_BYTES);
     parts.settle();
     authenticate(req.headers.authorization, parts.apiKey);
     if (routeName !== undefined) {
-      const decided = await applyLimitsAndFaults(parts, routeName, method);
+      const facts = {
+        hasCursor: url.searchParams.has("cursor"),
+        projectId: /^\/projects\/([^/]+)/.exec(path.slice(API_BASE_PATH.length))?.[1],
+      };
+      const decided = await applyLimitsAndFaults(parts, routeName, method, facts);
       if (decided === "drop") {
         parts.stats.record(routeName, DROPPED);
         req.socket.destroy();
         return;
       }
       delivery = decided.delivery;
-      reply =
-        decided.reply ??
-        dispatch(parts.api, method, path.slice(API_BASE_PATH.length), url, rawBody);
-    } else if (path === SIM_BASE_PATH || path.startsWith(`${SIM_BASE_PATH}/`)) {
+      const apiPath = path.slice(API_BASE_PATH.length);
+      reply = dispatch(parts.api, method, apiPath, url, rawBody, decided.answerFault);
+    } else if (isSim) {
       reply = dispatch(parts.sim, method, path.slice(SIM_BASE_PATH.length), url, rawBody);
     } else {
       throw new ApiError(404, "not_found", `no route for ${method} ${path}`);
@@ -86,7 +105,7 @@ async function handle(
     reply = errorReply(error);
   }
   if (routeName !== undefined) parts.stats.record(routeName, reply.status);
-  sendReply(res, withRequestId(reply, requestId), delivery);
+  sendReply(res, withRequestId(reply, requestId), delivery, parts.streams);
 }
 
 function apiRouteName(api: Router<Handler>, method: string, path: string): string {
@@ -94,20 +113,22 @@ function apiRouteName(api: Router<Handler>, method: string, path: string): strin
   return match.kind === "not-found" ? UNKNOWN_ROUTE : match.name;
 }
 
-type Decision = "drop" | { readonly reply: Reply | undefined; readonly delivery: Delivery };
+type Decision =
+  "drop" | { readonly delivery: Delivery; readonly answerFault: AnswerFaultKind | undefined };
 
 /** Rate limit first (a refused request meets no fault), then the configured faults. */
 async function applyLimitsAndFaults(
   parts: ServerParts,
   route: string,
   method: string,
+  facts: RequestFacts,
 ): Promise<Decision> {
   const limit = parts.rateLimiter?.check(route);
   if (limit !== undefined && !limit.allowed) {
     const seconds = String(limit.retryAfterSeconds);
     throw new ApiError(429, "rate_limited", "too many requests", { "Retry-After": seconds });
   }
-  const { latencyMs, fault } = parts.faults.decide(route, method);
+  const { latencyMs, fault } = parts.faults.decide(route, method, facts);
   if (latencyMs > 0) {
     await sleep(latencyMs);
     parts.settle();
@@ -115,16 +136,34 @@ async function applyLimitsAndFaults(
   return faultOutcome(fault);
 }
 
+/** What the decisive fault (if any) does: refuse, drop, or let the request through and alter. */
 function faultOutcome(fault: Fault | undefined): Decision {
+  const through = (delivery: Delivery = "intact"): Decision => ({
+    delivery,
+    answerFault: isAnswerFault(fault?.kind) ? fault.kind : undefined,
+  });
   switch (fault?.kind) {
     case undefined:
     case "latency":
-      return { reply: undefined, delivery: "intact" };
+    case "misdated": // never decisive: it hits operations, not requests
+    case "overlap":
+    case "cursor_cycle":
+    case "no_pagination":
+    case "foreign_project":
+      return through();
     case "drop":
       return "drop";
     case "malformed":
     case "truncated":
-      return { reply: undefined, delivery: fault.kind };
+      return through(fault.kind);
+    case "drip":
+      return through({
+        kind: "drip",
+        bytes: fault.drip_bytes ?? DEFAULT_DRIP_BYTES,
+        intervalMs: fault.drip_interval_ms ?? DEFAULT_DRIP_INTERVAL_MS,
+      });
+    case "oversized":
+      return through({ kind: "oversized", sizeBytes: fault.size_bytes ?? 0 });
     case "status": {
       const status = fault.status ?? 503;
       const retryAfter = faultRetryAfter(fault);
@@ -144,11 +183,12 @@ function dispatch(
   path: string,
   url: URL,
   rawBody: string,
+  answerFault?: AnswerFaultKind,
 ): Reply {
   const match = router.match(method, path);
   switch (match.kind) {
     case "found":
-      return match.handler(requestContext(match.params, url.searchParams, rawBody));
+      return match.handler(requestContext(match.params, url.searchParams, rawBody, answerFault));
     case "method-not-allowed":
       throw new ApiError(405, "method_not_allowed", `${method} is not allowed here`, {
         Allow: match.allow.join(", "),

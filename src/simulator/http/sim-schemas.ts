@@ -2,7 +2,7 @@ import { z } from "zod";
 import { resourceIdSchema } from "../../contract/index.js";
 import { PLAN_NAMES } from "../model/state.js";
 import { API_ROUTE_NAMES } from "./api-routes.js";
-import { FAULT_KINDS } from "./faults.js";
+import { FAULT_KIND_ROUTES, FAULT_KINDS } from "./faults.js";
 
 /** Request bodies of the `/_sim` control interface. */
 
@@ -22,26 +22,65 @@ export const advanceClockSchema = z.object({
   seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS),
 });
 
+/**
+ * Scripted operations may carry hostile values on purpose (tests of a client's robustness):
+ * any non-empty action, status and error text up to this many characters.
+ */
+export const MAX_SCRIPTED_TEXT = 1024 * 1024;
+/**
+ * Bound of a misdated record's offset (about 1,584 years either way); the shown time is also
+ * kept within years 0001..9999 (see OperationLog).
+ */
+export const MAX_CREATED_AT_OFFSET_SECONDS = 5e10;
+
+const offsetSeconds = z
+  .number()
+  .min(-MAX_CREATED_AT_OFFSET_SECONDS)
+  .max(MAX_CREATED_AT_OFFSET_SECONDS);
+
 export const scriptOperationSchema = z.object({
   project_id: resourceIdSchema,
   branch_id: resourceIdSchema,
   endpoint_id: resourceIdSchema.optional(),
-  action: z.string().min(1).max(100),
+  action: z.string().min(1).max(MAX_SCRIPTED_TEXT),
   steps: z
     .array(
       z.object({
-        status: z.string().min(1),
+        status: z.string().min(1).max(MAX_SCRIPTED_TEXT),
         after_seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS),
-        error: z.string().min(1).max(1000).optional(),
+        error: z.string().min(1).max(MAX_SCRIPTED_TEXT).optional(),
       }),
     )
     .min(1)
     .max(100),
+  created_at_offset_seconds: offsetSeconds.optional(),
 });
 export type SimScriptOperationRequest = z.input<typeof scriptOperationSchema>;
 
+/** The largest padded body of an `oversized` fault (1 GiB). */
+export const MAX_OVERSIZED_BYTES = 1024 * 1024 * 1024;
+
+/** Fields that belong to one kind only, with that kind. */
+const KIND_FIELDS = [
+  ["status", "status"],
+  ["retry_after_seconds", "status"],
+  ["latency_ms", "latency"],
+  ["drip_bytes", "drip"],
+  ["drip_interval_ms", "drip"],
+  ["size_bytes", "oversized"],
+  ["offset_seconds", "misdated"],
+] as const;
+
+/** Fields a kind cannot do without. */
+const REQUIRED_FIELDS = [
+  ["latency", "latency_ms", "a latency fault"],
+  ["oversized", "size_bytes", "an oversized fault"],
+  ["misdated", "offset_seconds", "a misdated fault"],
+] as const;
+
 export const faultSchema = z
   .object({
+    project_id: resourceIdSchema.optional(),
     route: z.enum(API_ROUTE_NAMES).optional(),
     method: z
       .string()
@@ -52,16 +91,52 @@ export const faultSchema = z
     status: z.number().int().min(400).max(599).optional(),
     retry_after_seconds: z.number().int().min(0).max(86_400).optional(),
     latency_ms: z.number().int().min(0).max(120_000).optional(),
+    drip_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024 * 1024)
+      .optional(),
+    drip_interval_ms: z.number().int().min(1).max(600_000).optional(),
+    size_bytes: z.number().int().min(1).max(MAX_OVERSIZED_BYTES).optional(),
+    offset_seconds: offsetSeconds.optional(),
     rate: z.number().min(0).max(1).optional(),
     count: z.number().int().min(1).optional(),
   })
-  .refine((f) => f.kind !== "latency" || f.latency_ms !== undefined, {
-    message: "a latency fault needs latency_ms",
-    path: ["latency_ms"],
-  })
-  .refine((f) => f.kind === "status" || f.status === undefined, {
-    message: "status applies to kind status only",
-    path: ["status"],
+  .superRefine((f, ctx) => {
+    for (const [kind, field, what] of REQUIRED_FIELDS) {
+      if (f.kind === kind && f[field] === undefined) {
+        ctx.addIssue({ code: "custom", message: `${what} needs ${field}`, path: [field] });
+      }
+    }
+    for (const [field, kind] of KIND_FIELDS) {
+      if (f[field] !== undefined && f.kind !== kind) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${field} applies to kind ${kind} only`,
+          path: [field],
+        });
+      }
+    }
+    if (f.kind === "misdated") {
+      for (const field of ["route", "method", "project_id"] as const) {
+        if (f[field] !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            message: `${field} does not apply to misdated (it hits operations as they are created)`,
+            path: [field],
+          });
+        }
+      }
+    }
+    const routes = FAULT_KIND_ROUTES[f.kind];
+    if (f.route !== undefined && routes !== undefined && !routes.includes(f.route)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${f.kind} applies to ${routes.join(", ")} only`,
+        path: ["route"],
+      });
+    }
   });
 export type SimFaultRequest = z.input<typeof faultSchema>;
 

@@ -32,7 +32,23 @@ export interface ControlPlaneOptions {
   readonly random: SeededRandom;
   /** Period of availability checks; 0 switches the checker off. */
   readonly availabilityCheckSeconds: number;
+  /**
+   * Asked once for every operation created (bulk seeding aside): the offset of its shown
+   * `created_at` in microseconds, or undefined for a true one (the `misdated` fault).
+   */
+  readonly misdate?: () => number | undefined;
 }
+
+/** How the answer of an operations call is misshown (fault injection). */
+export interface OperationFaults {
+  /** `overlap`: with a cursor, the page starts one record earlier. */
+  readonly overlap?: boolean;
+  /** `foreign_project`: every record claims another project's id. */
+  readonly foreignProject?: boolean;
+}
+
+/** The id a `foreign_project` answer claims when the simulator has no other project. */
+export const STRAY_PROJECT_ID = "stray-project-000000";
 
 export interface CreateProjectInput {
   readonly plan: PlanName;
@@ -59,9 +75,14 @@ export class ControlPlane {
   constructor(options: ControlPlaneOptions) {
     this.scheduler = options.scheduler;
     const ids = new IdFactory(options.random.fork(1));
-    this.runner = new OperationRunner(this.scheduler, ids, (endpoint) => {
-      this.lifecycle.released(endpoint);
-    });
+    this.runner = new OperationRunner(
+      this.scheduler,
+      ids,
+      (endpoint) => {
+        this.lifecycle.released(endpoint);
+      },
+      options.misdate ?? (() => undefined),
+    );
     this.lifecycle = new EndpointLifecycle(this.runner, this.scheduler);
     this.ctx = {
       world: this.world,
@@ -116,12 +137,40 @@ export class ControlPlane {
     };
   }
 
-  listOperations(projectId: string, beforeUs: number | undefined, limit: number): OperationsPage {
-    return listOperations(this.world, projectId, beforeUs, limit, this.scheduler.nowUs);
+  listOperations(
+    projectId: string,
+    beforeUs: number | undefined,
+    limit: number,
+    faults: OperationFaults = {},
+  ): OperationsPage {
+    return listOperations(this.world, projectId, beforeUs, limit, this.scheduler.nowUs, {
+      ...(faults.overlap === true ? { overlap: true } : {}),
+      ...(faults.foreignProject === true ? { projectId: this.foreignProjectId(projectId) } : {}),
+    });
   }
 
-  getOperation(projectId: string, operationId: string): ReturnType<typeof getOperation> {
-    return getOperation(this.world, projectId, operationId);
+  getOperation(
+    projectId: string,
+    operationId: string,
+    faults: OperationFaults = {},
+  ): ReturnType<typeof getOperation> {
+    return getOperation(
+      this.world,
+      projectId,
+      operationId,
+      faults.foreignProject === true ? { projectId: this.foreignProjectId(projectId) } : {},
+    );
+  }
+
+  /**
+   * The id a `foreign_project` answer claims for a project's records: the next project in
+   * creation order (the first after the last), or `STRAY_PROJECT_ID` when there is no other.
+   */
+  foreignProjectId(projectId: string): string {
+    const all = this.world.projects;
+    const position = this.world.projectPositionOf(projectId) ?? -1;
+    const other = all[(position + 1) % all.length];
+    return other === undefined || other.id === projectId ? STRAY_PROJECT_ID : other.id;
   }
 
   truth(projectId: string): { operations: TruthOperation[] } {

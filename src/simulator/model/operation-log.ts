@@ -19,6 +19,11 @@ export interface NewOperationRecord {
   readonly status: string;
   readonly atUs: number;
   readonly error?: string;
+  /**
+   * A misdated record: its shown `created_at` is the real creation time plus this (kept within
+   * the years 0001..9999). Order, cursors and durations keep using the real time.
+   */
+  readonly createdOffsetUs?: number;
 }
 
 /** One arrival of an operation at a status: the ground truth that tests compare against. */
@@ -30,6 +35,9 @@ export interface HistoryEntry {
 
 const NO_ENDPOINT = -1;
 const MAX_FAILURES = 0xffff;
+/** The range a shown `created_at` is kept in: four-digit years, as ISO 8601 needs. */
+const MIN_SHOWN_US = Date.parse("0001-01-01T00:00:00Z") * 1000;
+const MAX_SHOWN_US = Date.parse("9999-12-31T23:59:59Z") * 1000;
 
 type Column = Float64Array | Uint32Array | Int32Array | Uint16Array;
 
@@ -61,6 +69,8 @@ export class OperationLog {
   // Retries and failures are rare: sparse maps keep the common record small.
   private readonly retryAtUs = new Map<number, number>();
   private readonly errors = new Map<number, string>();
+  // Misdated records are rarer still: the offset of their shown creation time.
+  private readonly createdOffsets = new Map<number, number>();
 
   // Status history, one row per arrival, in the order the arrivals happened.
   private historyCount = 0;
@@ -120,6 +130,13 @@ export class OperationLog {
     if (isFailureStatus(record.status)) {
       this.errors.set(i, record.error ?? DEFAULT_FAILURE_MESSAGE);
     }
+    if (record.createdOffsetUs !== undefined && record.createdOffsetUs !== 0) {
+      const shown = Math.min(
+        MAX_SHOWN_US,
+        Math.max(MIN_SHOWN_US, created + record.createdOffsetUs),
+      );
+      this.createdOffsets.set(i, shown - created);
+    }
     this.count++;
     this.indexId(i);
     this.recordHistory(i, created);
@@ -171,6 +188,14 @@ export class OperationLog {
     return this.createdUs[i] ?? 0;
   }
 
+  /**
+   * The creation time the API shows: the real one, or for a misdated record the real one plus
+   * its offset. Only views use it; order and cursors use `createdAt`.
+   */
+  shownCreatedAt(i: number): number {
+    return this.createdAt(i) + (this.createdOffsets.get(i) ?? 0);
+  }
+
   updatedAt(i: number): number {
     return this.updatedUs[i] ?? 0;
   }
@@ -190,6 +215,20 @@ export class OperationLog {
    */
   newestFirst(beforeUs: number | undefined, limit: number): number[] {
     const end = beforeUs === undefined ? this.count : this.firstAtOrAfter(beforeUs);
+    const start = Math.max(0, end - limit);
+    const page: number[] = [];
+    for (let i = end - 1; i >= start; i--) page.push(i);
+    return page;
+  }
+
+  /**
+   * Like `newestFirst`, but starting one record earlier: the page begins with the oldest record
+   * created at or after `beforeUs` (the record the cursor was taken from, on a cursor this log
+   * answered), then goes on as the normal page, `limit` records at most. With nothing at or
+   * after `beforeUs` it is the normal page.
+   */
+  newestFirstOverlapping(beforeUs: number, limit: number): number[] {
+    const end = Math.min(this.count, this.firstAtOrAfter(beforeUs) + 1);
     const start = Math.max(0, end - limit);
     const page: number[] = [];
     for (let i = end - 1; i >= start; i--) page.push(i);

@@ -13,6 +13,11 @@ export interface OperationSpec {
   readonly plan?: readonly PlanStep[];
   /** Called once, after the plan's last step, with the status it ended in. */
   readonly onEnd?: (status: string) => void;
+  /**
+   * A misdated record: the offset of its shown `created_at` (microseconds). When absent, the
+   * runner's `misdate` hook decides (the `misdated` fault).
+   */
+  readonly createdOffsetUs?: number;
 }
 
 /**
@@ -27,6 +32,8 @@ export class OperationRunner {
     private readonly scheduler: Scheduler,
     private readonly ids: IdFactory,
     private readonly released: (endpoint: EndpointState) => void,
+    /** Asked for each new record without its own offset: a misdating offset, or undefined. */
+    private readonly misdate: () => number | undefined = () => undefined,
   ) {}
 
   /** Creates an operation now and runs its plan from now; returns its log index. */
@@ -61,6 +68,7 @@ export class OperationRunner {
     status: string,
     error: string | undefined,
   ): number {
+    const createdOffsetUs = spec.createdOffsetUs ?? this.misdate();
     const index = project.log.append({
       id: this.ids.uuidWords(),
       branch: spec.branch.index,
@@ -69,6 +77,7 @@ export class OperationRunner {
       status,
       atUs: this.scheduler.nowUs,
       ...(error === undefined ? {} : { error }),
+      ...(createdOffsetUs === undefined ? {} : { createdOffsetUs }),
     });
     this.adjustHolds(project, index, undefined, status);
     return index;

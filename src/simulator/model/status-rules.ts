@@ -35,6 +35,3 @@ export function showsError(status: string): boolean {
 export function holdsEndpoint(action: string, status: string): boolean {
   return action !== "check_availability" && isOpenStatus(status);
 }
-
-/** Statuses a scripted operation may use: the known ones and any other well-formed value. */
-export const STATUS_PATTERN = /^[a-z][a-z_]{0,39}$/;

@@ -16,7 +16,15 @@ const REGION = {
   proxyHost: "us-east-2.aws.pgcp-sim.invalid",
 } as const;
 
-export function operationView(project: ProjectState, index: number): Operation {
+/**
+ * An operation record. `projectId` replaces the record's project id (the `foreign_project`
+ * fault: a server that files records under the wrong project).
+ */
+export function operationView(
+  project: ProjectState,
+  index: number,
+  projectId: string = project.id,
+): Operation {
   const log = project.log;
   const endpointIndex = log.endpoint(index);
   const endpoint = endpointIndex === undefined ? undefined : project.endpoints[endpointIndex];
@@ -26,16 +34,18 @@ export function operationView(project: ProjectState, index: number): Operation {
   const error = log.error(index);
   return {
     id: log.id(index),
-    project_id: project.id,
+    project_id: projectId,
     branch_id: project.branches[log.branch(index)]?.id ?? "",
     ...(endpoint === undefined ? {} : { endpoint_id: endpoint.id }),
     action: log.action(index),
     status: log.status(index),
     failures_count: log.failuresCount(index),
-    created_at: toIsoSeconds(createdUs),
+    // A misdated record shows a creation time other than its real one (its place in the log).
+    created_at: toIsoSeconds(log.shownCreatedAt(index)),
     updated_at: toIsoSeconds(updatedUs),
     // Elapsed from creation to the last status change. Rounded, so that the microsecond by
-    // which a record created in a crowded instant was moved does not show as 999 ms.
+    // which a record created in a crowded instant was moved does not show as 999 ms. From the
+    // real creation time, also on a misdated record.
     total_duration_ms: Math.round((updatedUs - createdUs) / US_PER_MS),
     ...(error === undefined ? {} : { error }),
     ...(retryAtUs === undefined ? {} : { retry_at: toIsoSeconds(retryAtUs) }),
