@@ -73,17 +73,27 @@ export async function startExporter(
     leaseObserver: metrics.leaseObserver,
   });
   started.daemon = running;
+  // Rejects when another live process holds the state directory: nothing is polled or served.
   await running.start();
-  // The first rendering was built before the committed state was loaded: rebuild it before the
-  // first scrape can arrive, so that a restart never serves a /metrics without the persisted
-  // counters (the change itself would only show after the rendering's gather delay).
-  await metrics.refresh();
-  const server = await startServer({
-    listen: config.listen,
-    metrics,
-    notReadyReason: ready.reason,
-    routes: { "/": statusPage.handler },
-  });
+  let server: RunningServer;
+  try {
+    // The first rendering was built before the committed state was loaded: rebuild it before
+    // the first scrape can arrive, so that a restart never serves a /metrics without the
+    // persisted counters (the change itself would only show after the rendering's gather delay).
+    await metrics.refresh();
+    server = await startServer({
+      listen: config.listen,
+      metrics,
+      notReadyReason: ready.reason,
+      routes: { "/": statusPage.handler },
+    });
+  } catch (error) {
+    // No daemon without its server (an address in use): stop polling, release the state
+    // directory, and let the process exit.
+    await running.stop().catch(() => undefined);
+    metrics.close();
+    throw error;
+  }
   logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
   return {
     daemon: running,

@@ -22,7 +22,7 @@ import {
   defaultReplicaId,
   type LeaseObserver,
 } from "../leases/index.js";
-import { FileStateStore, type StateStore } from "../store/index.js";
+import { FileStateStore, StateDirectoryInUseError, type StateStore } from "../store/index.js";
 import { LeaseLostError } from "../store/fencing.js";
 import { PostgresStateStore } from "../store/postgres-store.js";
 import { Scheduler } from "../scheduler/index.js";
@@ -398,9 +398,17 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       );
     },
     async start() {
+      if (store instanceof FileStateStore) {
+        // A stale lock replaced (warn); the lock lost to another process (error).
+        store.onLockEvent = (event) => {
+          log[event.level]({ file: event.file }, event.message);
+        };
+      }
       try {
         await store.open();
       } catch (error) {
+        // Another live process holds the state directory: fatal, before anything is polled.
+        if (error instanceof StateDirectoryInUseError) throw error;
         // Keep running: every commit will fail and be reported until the directory is fixed.
         log.error(
           errorFields(error),

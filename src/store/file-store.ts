@@ -10,12 +10,21 @@
  * directory, which is fsynced, renamed over the old file, and then the directory is fsynced so
  * that the rename itself survives a power cut. A reader sees the old document or the new one,
  * never a mixture.
+ *
+ * One process owns the directory: `open()` takes a lock on it (`state-dir-lock.ts`) and a
+ * second daemon on the same directory gets `StateDirectoryInUseError` instead of sharing it.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { StateFileError, type StateStore } from "./state-store.js";
+import {
+  StateDirLock,
+  StateDirectoryInUseError,
+  type StateDirLockEvent,
+  type StateDirLockOptions,
+} from "./state-dir-lock.js";
 import {
   STATE_FORMAT,
   STATE_VERSION,
@@ -27,15 +36,31 @@ const SUFFIX = ".state.json";
 /** A temporary file of an interrupted commit: `<project>.state.json.<hex>.tmp`. */
 const LEFTOVER = /^[a-z0-9-]{1,60}\.state\.json\.[0-9a-f]{12}\.tmp$/;
 
+export interface FileStateStoreOptions {
+  /** The directory lock's staleness window and heartbeat (defaults: 30 s and 5 s). */
+  readonly lock?: Omit<StateDirLockOptions, "onEvent">;
+  /** Hears the directory lock: a stale lock replaced, the lock lost. */
+  readonly onLockEvent?: (event: StateDirLockEvent) => void;
+}
+
 export class FileStateStore implements StateStore {
   readonly kind = "file";
+  /** Hears the directory lock (the daemon logs what it hears). */
+  onLockEvent: ((event: StateDirLockEvent) => void) | undefined;
+  #lock: StateDirLock | undefined;
 
-  constructor(readonly directory: string) {}
+  constructor(
+    readonly directory: string,
+    private readonly options: FileStateStoreOptions = {},
+  ) {
+    this.onLockEvent = options.onLockEvent;
+  }
 
   /**
-   * Creates the directory if needed, checks that it can be written to, and removes temporary
-   * files a killed process left between writing and renaming (this process owns the directory;
-   * such a file was never a committed state).
+   * Creates the directory if needed, checks that it can be written to, takes the directory's
+   * lock (throws `StateDirectoryInUseError` if a live process holds it), and then removes
+   * temporary files a killed process left between writing and renaming (this process owns the
+   * directory now; such a file was never a committed state).
    */
   async open(): Promise<void> {
     const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
@@ -43,10 +68,15 @@ export class FileStateStore implements StateStore {
       await mkdir(this.directory, { recursive: true });
       const handle = await open(probe, "w");
       await handle.close();
+      this.#lock ??= await StateDirLock.acquire(this.directory, {
+        ...this.options.lock,
+        onEvent: (event) => this.onLockEvent?.(event),
+      });
       for (const name of await readdir(this.directory)) {
         if (LEFTOVER.test(name)) await rm(path.join(this.directory, name), { force: true });
       }
     } catch (cause) {
+      if (cause instanceof StateDirectoryInUseError) throw cause;
       throw new StateFileError(
         this.directory,
         "unwritable",
@@ -78,6 +108,8 @@ export class FileStateStore implements StateStore {
 
   async commit(state: ProjectState): Promise<void> {
     const file = this.fileFor(state.projectId);
+    // Another process took the directory over: its files are newer than this one's states.
+    await this.#lock?.check();
     const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
     const body = JSON.stringify(state);
     try {
@@ -108,8 +140,11 @@ export class FileStateStore implements StateStore {
       .sort();
   }
 
+  /** Releases the directory's lock. Every commit is already durable; nothing is buffered. */
   async close(): Promise<void> {
-    // Every commit is already durable; nothing is buffered.
+    const lock = this.#lock;
+    this.#lock = undefined;
+    await lock?.release();
   }
 }
 

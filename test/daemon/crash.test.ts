@@ -15,7 +15,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { FileStateStore, parseState, type ProjectState } from "../../src/store/index.js";
+import { FileStateStore, LOCK_FILE, parseState, type ProjectState } from "../../src/store/index.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
 import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
@@ -41,6 +41,11 @@ const SETTLE_MS = 2_500;
 const STATE_SUFFIX = ".state.json";
 /** The store's temporary files: `<project>.state.json.<random>.tmp`, renamed over the state. */
 const TEMPORARY = /^.+\.state\.json\..+\.tmp$/;
+/**
+ * The daemon's lock on the directory (left by a killed run, replaced by the next), or what a run
+ * killed while taking it left (`<lock>.<random>.tmp`, `<lock>.takeover`).
+ */
+const isLock = (name: string) => name.startsWith(LOCK_FILE);
 
 /**
  * Errors the daemon logged (an unusable state file, a failed commit, a crash): none is expected,
@@ -76,6 +81,7 @@ async function readDisk(dir: string): Promise<DiskState> {
       temporaries.push(name);
       continue;
     }
+    if (isLock(name)) continue;
     expect(name, `unexpected file in the state directory: ${name}`).toMatch(/\.state\.json$/);
     const projectId = name.slice(0, -STATE_SUFFIX.length);
     const file = path.join(dir, name);

@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, it } from "vitest";
 import { stringify } from "yaml";
-import { parseState } from "../../src/store/index.js";
+import { LOCK_FILE, parseState } from "../../src/store/index.js";
 import { spawnDaemon } from "../support/daemon-process.js";
 import { startTestSimulator } from "../support/simulator.js";
 import { tempDir, waitFor } from "./support.js";
@@ -36,10 +36,12 @@ function newest(dir: string, suffix: string): number {
     .reduce((latest, name) => Math.max(latest, statSync(path.join(dir, name)).mtimeMs), 0);
 }
 
+/** Every file in `dir` by name, but the running daemon's lock on it (`LOCK_FILE`). */
 async function stateFiles(dir: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
-  for (const name of (await readdir(dir)).sort())
-    out.set(name, await readFile(path.join(dir, name)));
+  for (const name of (await readdir(dir)).sort()) {
+    if (name !== LOCK_FILE) out.set(name, await readFile(path.join(dir, name)));
+  }
   return out;
 }
 
@@ -142,7 +144,9 @@ describe.concurrent("graceful shutdown of `pgcp-exporter run`", () => {
       });
       expect(await Promise.race([exited, timeout])).toEqual({ code: 0, signal: null });
 
-      // The files are the last commits, whole and valid; the abandoned polls wrote nothing.
+      // The files are the last commits, whole and valid; the abandoned polls wrote nothing;
+      // the lock on the directory is released.
+      expect(existsSync(path.join(stateDir, LOCK_FILE))).toBe(false);
       const after = await stateFiles(stateDir);
       expect([...after.keys()]).toEqual(projects.map((id) => id + STATE_SUFFIX).sort());
       expect(after).toEqual(before);

@@ -1,11 +1,13 @@
 import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   FileStateStore,
+  LOCK_FILE,
   STATE_FORMAT,
   STATE_VERSION,
+  StateDirectoryInUseError,
   StateFileError,
   type ProjectState,
 } from "../../src/store/index.js";
@@ -50,7 +52,9 @@ describe("file state store", () => {
     await store.commit(state("p-1", 2));
     expect((await store.load("p-1"))?.sequence).toBe(2);
     expect(await store.projects()).toEqual(["p-1"]);
-    // Only the state file remains: no temporary file is left behind.
+    // Only the state file and the open store's lock remain: no temporary file is left behind.
+    expect((await readdir(store.directory)).sort()).toEqual([LOCK_FILE, "p-1.state.json"]);
+    await store.close();
     expect(await readdir(store.directory)).toEqual(["p-1.state.json"]);
   });
 
@@ -60,8 +64,30 @@ describe("file state store", () => {
     const leftover = `${store.fileFor("p-5")}.0123456789ab.tmp`;
     await writeFile(leftover, "{half a docu");
     await writeFile(path.join(store.directory, "notes.txt"), "an operator's file");
-    await new FileStateStore(store.directory).open();
+    // The next process to open the directory clears them (this one must let go of it first).
+    await store.close();
+    const next = new FileStateStore(store.directory);
+    await next.open();
+    await next.close();
     expect((await readdir(store.directory)).sort()).toEqual(["notes.txt", "p-5.state.json"]);
+  });
+
+  it("leaves the temporary files alone when another process holds the directory", async () => {
+    const store = await freshStore();
+    const leftover = `${store.fileFor("p-6")}.0123456789ab.tmp`;
+    await writeFile(leftover, "{half a docu");
+    // Another live process holds it: this host's parent process, with a fresh heartbeat.
+    await writeFile(
+      path.join(store.directory, LOCK_FILE),
+      JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
+    await store.close();
+    const second = new FileStateStore(store.directory);
+    await expect(second.open()).rejects.toBeInstanceOf(StateDirectoryInUseError);
+    expect((await readdir(store.directory)).sort()).toEqual([
+      LOCK_FILE,
+      "p-6.state.json.0123456789ab.tmp",
+    ]);
   });
 
   it("names the file and never overwrites a corrupt, foreign or newer state file", async () => {
