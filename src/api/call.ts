@@ -6,7 +6,7 @@ import { emit } from "./events.js";
 import type { ResolvedOptions } from "./options.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { interpretResponse, type AttemptResult, type ResponseCheck } from "./response.js";
-import { isRetrySafe, planRetry } from "./retry-policy.js";
+import { isRetrySafe, isWorthRepeating, planRetry } from "./retry-policy.js";
 import type { HttpMethod, RouteName } from "./routes.js";
 import type { RawResponse, Transport } from "./transport.js";
 import { describeTransportError } from "./transport-errors.js";
@@ -62,7 +62,13 @@ export async function executeCall<T>(deps: CallDeps, spec: CallSpec<T>): Promise
 
     const { failure } = result;
     const retryable = isRetrySafe(spec.method, failure);
-    const plan = planRetry(attempt, retryable, failure.retryAfterMs, options.retry, options.random);
+    const plan = planRetry(
+      attempt,
+      retryable && isWorthRepeating(failure),
+      failure.retryAfterMs,
+      options.retry,
+      options.random,
+    );
     if (failure.status === 429) {
       // The limit is per account: every caller of this client slows down, not just this one.
       limiter.pause(plan.delayMs);
@@ -109,6 +115,8 @@ async function attemptOnce<T>(
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
+      deadlineMs: options.deadlineMs,
+      maxResponseBytes: options.maxResponseBytes,
       signal: spec.signal,
     });
   } catch (error) {

@@ -19,7 +19,7 @@ import {
 } from "../contract/index.js";
 import { executeCall, type CallDeps, type CallSpec } from "./call.js";
 import { resolveOptions, type ApiClientOptions } from "./options.js";
-import { cursorAdvances, walkPages } from "./paging.js";
+import { pageIsConsistent, walkPages } from "./paging.js";
 import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
 import { paths, type RouteName } from "./routes.js";
 import { Transport } from "./transport.js";
@@ -145,7 +145,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       path: paths.operations(projectId),
       query: { limit: page.limit, cursor: page.cursor },
       schema: operationsPageSchema,
-      check: cursorAdvances(page.cursor, page.limit, operationCount),
+      check: pageIsConsistent(page.cursor, page.limit, operationCount),
       signal: callOptions?.signal,
     });
   };
@@ -170,7 +170,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       path: paths.projects(),
       query: { limit, cursor: page?.cursor },
       schema: projectsPageSchema,
-      check: cursorAdvances(page?.cursor, limit, projectCount),
+      check: pageIsConsistent(page?.cursor, limit, projectCount),
       signal: callOptions?.signal,
     });
   };

@@ -27,7 +27,14 @@ export interface ApiClientOptions {
     readonly headersMs?: number;
     /** Longest silence while the body arrives. Default 30 s. */
     readonly bodyMs?: number;
+    /**
+     * Longest time for the whole exchange, from sending the request to the last byte of the
+     * answer (a body that drips a byte at a time never trips the two above). Default 60 s.
+     */
+    readonly deadlineMs?: number;
   };
+  /** Largest response body accepted, in bytes; a larger one fails the call. Default 8 MiB. */
+  readonly maxResponseBytes?: number;
   /** Defaults: the real API's documented limit of 700 requests/minute, bursts of 40. */
   readonly rateLimit?: {
     readonly requestsPerMinute?: number;
@@ -52,6 +59,8 @@ export interface ResolvedOptions {
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  readonly deadlineMs: number;
+  readonly maxResponseBytes: number;
   readonly refillPerSecond: number;
   readonly burst: number;
   readonly maxConcurrency: number;
@@ -59,6 +68,9 @@ export interface ResolvedOptions {
   readonly clock: Clock;
   readonly random: () => number;
 }
+
+/** 8 MiB: a page of 1,000 operations is well under 1 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export const DEFAULT_BASE_URL = "https://console.neon.tech/api/v2";
 
@@ -88,6 +100,12 @@ export function resolveOptions(options: ApiClientOptions): ResolvedOptions {
     connectTimeoutMs: atLeast("timeouts.connectMs", timeouts.connectMs ?? 10_000, 1),
     headersTimeoutMs: atLeast("timeouts.headersMs", timeouts.headersMs ?? 30_000, 1),
     bodyTimeoutMs: atLeast("timeouts.bodyMs", timeouts.bodyMs ?? 30_000, 1),
+    deadlineMs: atLeast("timeouts.deadlineMs", timeouts.deadlineMs ?? 60_000, 1),
+    maxResponseBytes: atLeast(
+      "maxResponseBytes",
+      options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      1024,
+    ),
     refillPerSecond: positive("rateLimit.requestsPerMinute", rate.requestsPerMinute ?? 700) / 60,
     burst: atLeast("rateLimit.burst", rate.burst ?? 40, 1),
     maxConcurrency: atLeast("rateLimit.maxConcurrency", rate.maxConcurrency ?? 8, 1),

@@ -5,8 +5,10 @@ export interface CursorPage {
 
 /**
  * Walks a cursor-paged list from `startCursor` (or the start), yielding each non-empty page.
- * It stops on an empty page, a page shorter than `limit` or a page without a cursor: the real
- * API returns a cursor even on the last page, so the cursor alone cannot say "no more".
+ * It stops on an empty page or a page shorter than `limit`: the real API returns a cursor even
+ * on the last page, so the cursor alone cannot say "no more" (and a full page without one is a
+ * malformed answer, see `pageIsConsistent`). A cursor that was already followed means the pages
+ * form a loop: the walk throws instead of going round it forever.
  */
 export async function* walkPages<P extends CursorPage>(
   fetchPage: (cursor: string | undefined) => Promise<P>,
@@ -14,28 +16,45 @@ export async function* walkPages<P extends CursorPage>(
   limit: number,
   startCursor?: string,
 ): AsyncGenerator<P, void, undefined> {
+  const followed = new Set<string>();
   let cursor = startCursor;
   for (;;) {
+    if (cursor !== undefined) followed.add(cursor);
     const page = await fetchPage(cursor);
     const count = itemCount(page);
     if (count === 0) return;
     yield page;
     cursor = page.pagination?.cursor;
     if (count < limit || cursor === undefined) return;
+    if (followed.has(cursor)) throw new PagingLoopError(cursor);
+  }
+}
+
+/** The list's cursors lead back to a page already read. */
+export class PagingLoopError extends Error {
+  override readonly name = "PagingLoopError";
+  constructor(readonly cursor: string) {
+    super(`pagination.cursor ${cursor} was already followed: the list's pages form a loop`);
   }
 }
 
 /**
- * The consistency rule of every full page: its cursor must differ from the one that fetched
- * it, else following it would fetch the same page forever.
+ * The consistency rule of every full page: it carries a cursor (without one the end of the list
+ * cannot be told from a page cut short), and that cursor differs from the one that fetched it
+ * (else following it would fetch the same page forever).
  */
-export function cursorAdvances<P extends CursorPage>(
+export function pageIsConsistent<P extends CursorPage>(
   sentCursor: string | undefined,
   limit: number,
   itemCount: (page: P) => number,
 ): (page: P) => string | undefined {
-  return (page) =>
-    itemCount(page) >= limit && sentCursor !== undefined && page.pagination?.cursor === sentCursor
-      ? `pagination.cursor did not advance (still ${sentCursor})`
-      : undefined;
+  return (page) => {
+    if (itemCount(page) < limit) return undefined;
+    const cursor = page.pagination?.cursor;
+    if (cursor === undefined) return `a full page of ${limit} came without pagination.cursor`;
+    if (sentCursor !== undefined && cursor === sentCursor) {
+      return `pagination.cursor did not advance (still ${sentCursor})`;
+    }
+    return undefined;
+  };
 }

@@ -35,6 +35,22 @@ export function isRetrySafe(
   return kind === "network" && NOT_SENT_CODES.has(code);
 }
 
+/**
+ * Failures that are safe to repeat but not worth repeating within the call: an answer larger
+ * than the client accepts would come back as large, and an exchange that used up its whole
+ * deadline (a server dripping its answer) would hold a request slot for another deadline. The
+ * call fails at once; its caller (the next poll) tries again later.
+ */
+const NOT_WORTH_REPEATING: ReadonlySet<string> = new Set([
+  "response_too_large",
+  "DEADLINE_EXCEEDED",
+]);
+
+/** Whether a retry-safe failure should be retried within the call (see `NOT_WORTH_REPEATING`). */
+export function isWorthRepeating(failure: Pick<AttemptFailure, "code">): boolean {
+  return !NOT_WORTH_REPEATING.has(failure.code);
+}
+
 export interface RetryConfig {
   /** Attempts per call, the first included. */
   readonly maxAttempts: number;

@@ -1,4 +1,5 @@
 import type { AttemptFailure } from "./errors.js";
+import { ResponseTooLargeError } from "./transport.js";
 
 /** undici and system codes that mean "waited too long" rather than "the connection failed". */
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
@@ -6,6 +7,7 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_BODY_TIMEOUT",
   "UND_ERR_CONNECT_TIMEOUT",
   "ETIMEDOUT",
+  "DEADLINE_EXCEEDED",
 ]);
 
 /**
@@ -14,6 +16,17 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set([
  * sockets and request state, which do not belong in an error that gets logged.
  */
 export function describeTransportError(error: unknown): AttemptFailure {
+  if (error instanceof ResponseTooLargeError) {
+    // An answer, but not one to read: the same request would bring the same answer.
+    return {
+      kind: "invalid_response",
+      status: undefined,
+      code: "response_too_large",
+      detail: error.message,
+      serverRequestId: undefined,
+      retryAfterMs: undefined,
+    };
+  }
   const code = errorCode(error);
   return {
     kind: TIMEOUT_CODES.has(code) ? "timeout" : "network",

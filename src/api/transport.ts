@@ -20,6 +20,10 @@ export interface SendOptions {
   readonly headersTimeoutMs: number;
   /** Longest silence between two chunks of the response body. */
   readonly bodyTimeoutMs: number;
+  /** Longest time for the whole exchange, from sending to the last byte of the body. */
+  readonly deadlineMs: number;
+  /** Largest response body accepted, in bytes. */
+  readonly maxResponseBytes: number;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -30,10 +34,38 @@ export interface RawResponse {
   readonly bodyText: string;
 }
 
+/** The exchange outlasted its deadline (a server that drips its answer, or never ends it). */
+export class DeadlineExceededError extends Error {
+  override readonly name = "DeadlineExceededError";
+  readonly code = "DEADLINE_EXCEEDED";
+  constructor(deadlineMs: number) {
+    super(`the request did not complete within its deadline of ${deadlineMs} ms`);
+  }
+}
+
+/** The answer is larger than the client accepts; it was not read further. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = "ResponseTooLargeError";
+  readonly code = "RESPONSE_TOO_LARGE";
+  constructor(
+    readonly limitBytes: number,
+    announcedBytes: number | undefined,
+  ) {
+    super(
+      announcedBytes === undefined
+        ? `the response body exceeds the limit of ${limitBytes} bytes`
+        : `the response body of ${announcedBytes} bytes exceeds the limit of ${limitBytes} bytes`,
+    );
+  }
+}
+
 /**
  * One keep-alive connection pool to the API's origin and one way to use it: send a request and
- * read the whole answer. Errors from undici (connection refused or reset, timeouts, a body cut
- * short) propagate unchanged; deciding what they mean is not this module's job.
+ * read the whole answer, within a deadline for the whole exchange and a cap on the body's size
+ * (undici's own timeouts only bound silences, so a body that drips a byte at a time would
+ * otherwise hold its request, and its slot, forever). Errors from undici (connection refused or
+ * reset, timeouts, a body cut short) propagate unchanged, as do `DeadlineExceededError` and
+ * `ResponseTooLargeError`; deciding what they mean is not this module's job.
  */
 export class Transport {
   readonly #origin: string;
@@ -50,21 +82,72 @@ export class Transport {
   }
 
   async send(options: SendOptions): Promise<RawResponse> {
-    const response = await request(new URL(options.path, this.#origin), {
-      dispatcher: this.#pool,
-      method: options.method,
-      headers: options.headers,
-      body: options.body ?? null,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      signal: options.signal ?? null,
-    });
-    const bodyText = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, bodyText };
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(new DeadlineExceededError(options.deadlineMs));
+    }, options.deadlineMs);
+    const signal =
+      options.signal === undefined
+        ? deadline.signal
+        : AbortSignal.any([options.signal, deadline.signal]);
+    try {
+      const response = await request(new URL(options.path, this.#origin), {
+        dispatcher: this.#pool,
+        method: options.method,
+        headers: options.headers,
+        body: options.body ?? null,
+        headersTimeout: options.headersTimeoutMs,
+        bodyTimeout: options.bodyTimeoutMs,
+        signal,
+      });
+      const bodyText = await readCapped(response.body, response.headers, options.maxResponseBytes);
+      return { status: response.statusCode, headers: response.headers, bodyText };
+    } catch (error) {
+      // The caller's own abort wins; otherwise the deadline's error, not undici's wrapper of it.
+      if (options.signal?.aborted !== true && deadline.signal.aborted) {
+        throw deadline.signal.reason as DeadlineExceededError;
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Waits for requests in flight, then closes the sockets. */
   close(): Promise<void> {
     return this.#pool.close();
   }
+}
+
+interface Body extends AsyncIterable<Buffer> {
+  destroy(error?: Error): unknown;
+}
+
+/**
+ * Reads a body up to `limit` bytes: refused at once when its Content-Length says it is larger,
+ * and abandoned (the connection closed) as soon as the bytes read pass the limit.
+ */
+async function readCapped(
+  body: Body,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<string> {
+  const announced = Number(headers["content-length"]);
+  if (Number.isFinite(announced) && announced > limit) {
+    const error = new ResponseTooLargeError(limit, announced);
+    body.destroy(error);
+    throw error;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      const error = new ResponseTooLargeError(limit, undefined);
+      body.destroy(error);
+      throw error;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }

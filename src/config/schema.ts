@@ -25,7 +25,14 @@ const apiSchema = z
     requestsPerMinute: z.number().positive().default(700),
     burstPerSecond: z.number().positive().default(40),
     concurrency: z.number().int().positive().default(8),
+    /** Longest a request may take, from sending it to the last byte of its answer. */
     timeout: positiveDuration.default(30),
+    /** Largest answer accepted, in bytes; a larger one fails its poll (8 MiB). */
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(65_536, "must be at least 65536 (64 KiB)")
+      .default(8 * 1024 * 1024),
     maxAttempts: z.number().int().min(1).max(20).default(5),
   })
   .strict();
@@ -52,6 +59,11 @@ const pollSchema = z
     backfill: durationSchema.default(0),
     /** How long a failed operation is watched in case the service retries it. */
     watchFailed: durationSchema.default(1800),
+    /**
+     * How far into the future a record's `created_at` may lie (server clock skew); the
+     * checkpoint never moves past now plus this.
+     */
+    futureTolerance: durationSchema.default(3600),
   })
   .strict();
 
@@ -185,9 +197,14 @@ export const configSchema = z
         include: z.array(z.string()).default([]),
         /** Never export these metric families (names). */
         exclude: z.array(z.string()).default([]),
+        /**
+         * Distinct undocumented values of `action` and of `status` a project may add as label
+         * values; further ones are exported as `other`.
+         */
+        maxUnknownValues: z.number().int().min(0).max(1000).default(20),
       })
       .strict()
-      .default({ perProjectHistograms: false, include: [], exclude: [] }),
+      .default({ perProjectHistograms: false, include: [], exclude: [], maxUnknownValues: 20 }),
     log: z
       .object({
         level: z

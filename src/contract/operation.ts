@@ -17,6 +17,40 @@ export const KNOWN_OPERATION_ACTIONS = [
   "suspend_compute",
 ] as const;
 export type KnownOperationAction = (typeof KNOWN_OPERATION_ACTIONS)[number];
+
+/**
+ * Further actions the real API documents (its OpenAPI schema's `OperationAction`). Values in
+ * neither list are still accepted: they are "unknown", which bounds how many become labels.
+ */
+export const DOCUMENTED_OPERATION_ACTIONS: readonly string[] = [
+  ...KNOWN_OPERATION_ACTIONS,
+  "create_compute",
+  "delete_timeline",
+  "import_data",
+  "tenant_ignore",
+  "tenant_attach",
+  "tenant_detach",
+  "tenant_reattach",
+  "replace_safekeeper",
+  "disable_maintenance",
+  "prepare_secondary_pageserver",
+  "switch_pageserver",
+  "detach_parent_branch",
+  "timeline_archive",
+  "timeline_unarchive",
+  "start_reserved_compute",
+  "sync_dbs_and_roles_from_compute",
+  "apply_schema_from_branch",
+  "timeline_mark_invisible",
+  "timeline_update_protected_config",
+  "prewarm_replica",
+  "promote_replica",
+  "set_storage_non_dirty",
+  "swap_binding_id",
+  "finalize_migration",
+  "mark_migration_prepared",
+  "update_catalog",
+];
 /** An action: one of the known values, or any other string the service starts sending. */
 export type OperationAction = KnownOperationAction | (string & {});
 

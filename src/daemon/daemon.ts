@@ -7,7 +7,7 @@
  * and delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
 import { setMaxListeners } from "node:events";
-import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
+import { ApiError, createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
 import {
   Notifier,
   alertHook,
@@ -26,7 +26,7 @@ import { FileStateStore, StateDirectoryInUseError, type StateStore } from "../st
 import { LeaseLostError } from "../store/fencing.js";
 import { PostgresStateStore } from "../store/postgres-store.js";
 import { Scheduler } from "../scheduler/index.js";
-import { ProjectSync, type PollOptions, type Transition } from "../sync/index.js";
+import { ANOMALY_MEANING, ProjectSync, type PollOptions, type Transition } from "../sync/index.js";
 import { broadcast, type DaemonObserver } from "./observer.js";
 import { forEachBounded } from "./bounded.js";
 import { ENDINGS_LOGGED_EACH, planTransitionLog, transitionFields } from "./transition-log.js";
@@ -83,6 +83,8 @@ export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] =
     maxPagesPerPoll: poll.maxPagesPerPoll,
     firstStartLookbackSeconds: poll.firstStartLookback,
     backfillSeconds: poll.backfill,
+    futureToleranceSeconds: poll.futureTolerance,
+    maxUnknownLabelValues: config.metrics.maxUnknownValues,
     watchFailedSeconds: poll.watchFailed,
     stuckAfterSeconds: (action) => stuck.actions[action] ?? stuck.default,
   };
@@ -98,7 +100,13 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     apiKey: config.api.key,
     baseUrl: config.api.url,
     retry: { maxAttempts: config.api.maxAttempts },
-    timeouts: { headersMs: config.api.timeout * 1000, bodyMs: config.api.timeout * 1000 },
+    // `api.timeout` bounds the whole exchange; the silences within it cannot be longer.
+    timeouts: {
+      headersMs: config.api.timeout * 1000,
+      bodyMs: config.api.timeout * 1000,
+      deadlineMs: config.api.timeout * 1000,
+    },
+    maxResponseBytes: config.api.maxResponseBytes,
     rateLimit: {
       requestsPerMinute: config.api.requestsPerMinute,
       burst: config.api.burstPerSecond,
@@ -206,6 +214,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         }
         if (result.alerts.length > 0) notifier?.tick();
         logTransitions(projectId, result.transitions);
+        for (const { kind, count, example } of result.anomalies) {
+          log.warn(
+            { project: projectId, anomaly: kind, count, operation: example },
+            `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
+          );
+        }
         log.debug(
           {
             project: projectId,
@@ -231,7 +245,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           { project: projectId, ...errorFields(outcome.error) },
           "poll failed; nothing committed",
         );
-        return { requests: 1, open: sync.hasOpenOperations() };
+        return { requests: 1, open: sync.hasOpenOperations(), slow: isTimeout(outcome.error) };
       case "commit_failed":
         notify.commitFailed(projectId, outcome.error);
         if (outcome.error instanceof LeaseLostError) {
@@ -249,10 +263,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const listEndpoints = async (projectId: string, signal: AbortSignal) => {
     try {
       notify.endpointsListed(projectId, await client.listEndpoints(projectId, { signal }));
+      return { slow: false };
     } catch (error) {
-      if (signal.aborted) return;
+      if (signal.aborted) return undefined;
       notify.endpointsFailed(projectId, error);
       log.warn({ project: projectId, ...errorFields(error) }, "endpoint listing failed");
+      return { slow: isTimeout(error) };
     }
   };
 
@@ -461,6 +477,11 @@ function createStore(config: Config, log: Logger): StateStore {
       log.warn(errorFields(error), "a Postgres connection failed; it will be replaced");
     },
   });
+}
+
+/** A request that ran out of time: its project is slow for the scheduler. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === "timeout";
 }
 
 function delay(ms: number): Promise<void> {

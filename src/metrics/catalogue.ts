@@ -428,6 +428,15 @@ export const CATALOGUE = [
     source: "events",
   },
   {
+    name: "pgcp_api_anomalies_total",
+    type: "counter",
+    labels: ["project", "kind"],
+    help: "Oddities in the operations log's answers, by kind: worked around, the poll goes on (duplicate_record, out_of_order_record, future_record, foreign_project, label_overflow, error_truncated), or refused, the poll fails (cursor_revisited, cursor_not_descending, page_without_cursor).",
+    unit: "",
+    group: "api",
+    source: "events",
+  },
+  {
     name: "pgcp_api_rate_limit_waits_total",
     type: "counter",
     labels: ["route"],

@@ -4,6 +4,7 @@
  * counters and histograms.
  */
 import type { DaemonObserver } from "../daemon/observer.js";
+import { WalkError } from "../sync/index.js";
 import type { EventFamilies } from "./families.js";
 import type { ProjectViews } from "./project-views.js";
 
@@ -18,6 +19,7 @@ export function daemonObserver(
   const listings = families.counter("pgcp_endpoint_listings_total");
   const discoveryFailures = families.counter("pgcp_discovery_failures_total");
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
+  const anomalies = families.counter("pgcp_api_anomalies_total");
   return {
     projectsChanged(projectIds) {
       views.watch(projectIds);
@@ -29,6 +31,9 @@ export function daemonObserver(
     },
     committed(projectId, result, durationSeconds) {
       views.committed(projectId, result.state);
+      for (const { kind, count } of result.anomalies) {
+        anomalies?.inc({ project: projectId, kind }, count);
+      }
       pollDurations?.observe({ result: "success" }, durationSeconds);
       commits?.inc({ result: "success" });
       changed();
@@ -37,8 +42,9 @@ export function daemonObserver(
       views.stateChanged(projectId, state);
       changed();
     },
-    pollFailed(projectId, _error, durationSeconds) {
+    pollFailed(projectId, error, durationSeconds) {
       views.failed(projectId);
+      if (error instanceof WalkError) anomalies?.inc({ project: projectId, kind: error.kind });
       pollDurations?.observe({ result: "failure" }, durationSeconds);
       changed();
     },

@@ -5,16 +5,34 @@
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. When the request budget cannot sustain every project at its interval, all
  * intervals stretch by the same factor (see `budget.ts`).
+ *
+ * A project whose last job timed out (a server that drips its answers, or never finishes them)
+ * is slow: slow projects together run at most `slowShare(maxConcurrent)` jobs at once, so that
+ * however many there are, the other projects keep most of the slots.
  */
 import { setMaxListeners } from "node:events";
 import cron, { type ScheduledTask } from "node-cron";
 import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
 
+/** How a job went, as far as the schedule cares. */
+export interface JobOutcome {
+  /** The job failed because a request ran out of time: the project is slow. */
+  readonly slow?: boolean;
+}
+
 export interface SchedulerJobs {
   /** Polls one project; resolves with the requests it made and whether operations are open. */
-  poll(projectId: string, signal: AbortSignal): Promise<{ requests: number; open: boolean }>;
+  poll(
+    projectId: string,
+    signal: AbortSignal,
+  ): Promise<{ requests: number; open: boolean } & JobOutcome>;
   /** Lists one project's endpoints. */
-  listEndpoints(projectId: string, signal: AbortSignal): Promise<void>;
+  listEndpoints(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
+}
+
+/** Jobs of slow projects allowed in flight at once: a quarter of the slots, at least one. */
+export function slowShare(maxConcurrent: number): number {
+  return Math.max(1, Math.floor(maxConcurrent / 4));
 }
 
 export interface SchedulerOptions {
@@ -38,11 +56,15 @@ interface Entry {
   nextPollMs: number;
   nextEndpointsMs: number;
   busy: boolean;
+  /** Its last job timed out (see `slowShare`). */
+  slow: boolean;
 }
 
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs in flight of projects that were slow when their job started. */
+  private slowInFlight = 0;
   private readonly abort = new AbortController();
   private task: ScheduledTask | undefined;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
@@ -91,6 +113,7 @@ export class Scheduler {
         nextPollMs: firstDueMs(now, this.options.fastIntervalSeconds, spread),
         nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
         busy: false,
+        slow: false,
       });
     }
     this.replan();
@@ -131,8 +154,10 @@ export class Scheduler {
           Math.min(a.nextPollMs, this.endpointsDue(a)) -
           Math.min(b.nextPollMs, this.endpointsDue(b)),
       );
+    const slowLimit = slowShare(this.options.maxConcurrent);
     for (const entry of due) {
       if (this.inFlight.size >= this.options.maxConcurrent) break;
+      if (entry.slow && this.slowInFlight >= slowLimit) continue;
       this.run(entry, now);
     }
   }
@@ -158,15 +183,22 @@ export class Scheduler {
 
   private run(entry: Entry, now: number): void {
     entry.busy = true;
+    const countedSlow = entry.slow;
+    if (countedSlow) this.slowInFlight += 1;
     const job = (async () => {
       try {
+        let slow = false;
         if (entry.nextPollMs <= now) {
           const outcome = await this.jobs.poll(entry.id, this.abort.signal);
           entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
           entry.lane = outcome.open ? "fast" : "base";
+          slow = outcome.slow === true;
         }
-        if (this.endpointsDue(entry) <= now)
-          await this.jobs.listEndpoints(entry.id, this.abort.signal);
+        if (this.endpointsDue(entry) <= now) {
+          const listed = await this.jobs.listEndpoints(entry.id, this.abort.signal);
+          slow ||= listed?.slow === true;
+        }
+        entry.slow = slow;
       } catch {
         // Jobs report their own failures; a failed job is simply due again next interval.
       } finally {
@@ -179,6 +211,7 @@ export class Scheduler {
           entry.nextEndpointsMs = this.due(after, interval);
         }
         entry.busy = false;
+        if (countedSlow) this.slowInFlight -= 1;
       }
     })();
     this.inFlight.add(job);

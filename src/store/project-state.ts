@@ -33,6 +33,11 @@ export const segmentSchema = z.object({
   resumeCursor: z.string().min(1),
   /** Present while a first start's backfill is being walked (older records are not counted). */
   backfill: backfillSchema.optional(),
+  /**
+   * Ids of the last records read before `resumeCursor`: a page that overlaps them (a record
+   * repeated across the boundary) is told from new records. Absent in older state files.
+   */
+  recent: z.array(z.string()).optional(),
 });
 export type Segment = z.infer<typeof segmentSchema>;
 
@@ -114,6 +119,13 @@ export const projectStateSchema = z.object({
   watermark: positionSchema,
   segment: segmentSchema.nullable(),
   tracked: z.array(trackedOperationSchema),
+  /**
+   * Misdated records counted already that the watermark does not cover: dated beyond the future
+   * tolerance (the watermark never moves past now plus it), or dated below the watermark while
+   * standing among newer records (out of order). Passed over while walks still meet them before
+   * their end. Absent when there are none.
+   */
+  misdated: z.array(z.object({ id: z.string(), second: z.number().int() })).optional(),
   totals: totalsSchema,
   outbox: z.array(outboxEntrySchema),
   /** The most recent dead letters (bounded). */

@@ -19,7 +19,10 @@ import {
   type ProjectState,
   type Segment,
 } from "../store/index.js";
-import { BOTTOM, TopCollector, place, secondOf } from "./position.js";
+import { AnomalyTally, type AnomalyCount } from "./anomalies.js";
+import { cursorMicros } from "./cursor.js";
+import { BOTTOM, TopCollector, secondOf } from "./position.js";
+import { LabelBudget, boundRecord } from "./record-bounds.js";
 import { addTransitions, emptyTotals } from "./totals.js";
 import {
   age,
@@ -30,6 +33,10 @@ import {
   type TrackerOptions,
 } from "./tracker.js";
 import type { Transition } from "./transitions.js";
+import { walkLog } from "./walk.js";
+
+/** Misdated records remembered at most (the oldest-dated are forgotten first). */
+const MAX_MISDATED_RECORDS = 10_000;
 
 /** The two reads a poll needs; the API client provides them. */
 export interface OperationsSource {
@@ -56,6 +63,13 @@ export interface PollOptions extends TrackerOptions {
   readonly firstStartLookbackSeconds: number;
   /** First start: count operations created within this many seconds (0 = off). */
   readonly backfillSeconds: number;
+  /** How far past now a record may be dated before it is taken as misdated (default 1 h). */
+  readonly futureToleranceSeconds?: number;
+  /**
+   * Undocumented `action` and `status` values one project may keep as labels, each (default
+   * 20); further ones become `other`.
+   */
+  readonly maxUnknownLabelValues?: number;
   /**
    * Turns a poll's transitions into alerts for the outbox (committed with the checkpoint).
    * History counted by a backfill is not handed over: it is not happening now.
@@ -85,6 +99,8 @@ export interface PollResult {
   readonly caughtUp: boolean;
   /** This was the project's first poll (no committed state before it). */
   readonly firstStart: boolean;
+  /** What the poll found odd in the answers and worked around, by kind. */
+  readonly anomalies: readonly AnomalyCount[];
 }
 
 /** A tracked operation as it travels through one poll, with the page cursor it was read at. */
@@ -107,6 +123,8 @@ export async function poll(
   );
   const seen = new Set<string>();
   const transitions: Transition[] = [];
+  const anomalies = new AnomalyTally();
+  const labels = new LabelBudget(options.maxUnknownLabelValues ?? 20, labelledIn(previous));
   let requests = 0;
 
   const list = async (limit: number, cursor: string | undefined): Promise<OperationsPage> => {
@@ -134,9 +152,13 @@ export async function poll(
   // Transitions that may raise alerts: not those of history counted by a backfill.
   const alertable: Transition[] = [];
 
-  const visit: RecordVisitor = (record, pageCursor, fresh) => {
-    const before = tracked.get(record.id);
+  const visit: RecordVisitor = (raw, pageCursor, fresh) => {
+    const before = tracked.get(raw.id);
     if (!fresh && before === undefined) return;
+    // Attributed to this project, with bounded labels and error text, whatever the API sent.
+    const { record, changes } = boundRecord(raw, projectId, labels);
+    // Reported when first seen, not on every later read of an operation followed.
+    if (before === undefined) for (const kind of changes) anomalies.add(kind, record.id);
     seen.add(record.id);
     let next: TrackedOperation | undefined;
     const history = fresh && backfill !== undefined;
@@ -152,37 +174,71 @@ export async function poll(
     else tracked.set(record.id, { ...next, cursor: pageCursor });
   };
 
+  // Misdated records never move the checkpoint: one dated beyond now plus the tolerance (a
+  // server clock far ahead), or one dated below the floor that stands among new records (out
+  // of order). Each is counted once and remembered, so that it is passed over while walks still
+  // meet it before their end.
+  const capSecond = nowSecond + (options.futureToleranceSeconds ?? 3600);
+  const misdated = new Map((previous?.misdated ?? []).map((m) => [m.id, m.second]));
+  const newlyMisdated = new Map<string, number>();
   const top = new TopCollector();
-  const walked = await walk(
+  const walked = await walkLog({
     list,
     floor,
-    segment?.resumeCursor,
-    options,
-    (record, pageCursor, fresh) => {
-      // The newest records become the next checkpoint; on a first start, whatever they are.
-      if (segment === null && (fresh || baselineOnly)) top.add(record);
+    known: new Set(misdated.keys()),
+    startCursor: segment?.resumeCursor,
+    ...(segment?.recent === undefined ? {} : { readBefore: segment.recent }),
+    firstPageLimit: options.firstPageLimit,
+    pageLimit: options.pageLimit,
+    maxPages: options.maxPagesPerPoll,
+    visit: (record, pageCursor, fresh) => {
+      if (fresh || baselineOnly) {
+        const second = secondOf(record);
+        if (fresh && (second > capSecond || second < floor.second)) {
+          newlyMisdated.set(record.id, second);
+          if (second > capSecond) anomalies.add("future_record", record.id);
+        } else if (second <= capSecond) {
+          // The newest records become the next checkpoint; on a first start, whatever they are.
+          top.add(record);
+        }
+      }
       visit(record, pageCursor, fresh);
     },
-  );
-
+    anomaly: (kind, record) => {
+      anomalies.add(kind, record.id);
+    },
+  });
   // The checkpoint: what is now fully walked.
   let watermark: Position = previous?.watermark ?? BOTTOM;
   let nextSegment: Segment | null = segment;
   if (segment !== null) {
+    // The catch-up's top covers what it walks: in an ordered log its first walk saw the newest
+    // records, but one whose first pages held only misdated records has to grow.
+    const segmentTop = top.position(segment.top) ?? segment.top;
     if (walked.complete) {
-      watermark = segment.top;
+      watermark = segmentTop;
       nextSegment = null;
     } else {
-      nextSegment = { ...segment, resumeCursor: walked.resumeCursor };
+      nextSegment = {
+        ...segment,
+        top: segmentTop,
+        resumeCursor: walked.resumeCursor,
+        recent: [...walked.tail],
+      };
     }
   } else {
-    const newest = top.position(firstStart ? BOTTOM : watermark) ?? watermark;
+    // A first start that found no record to stand on (an empty log, or only future-dated
+    // records) starts from its floor: what lies below it is history, not news.
+    const newest = firstStart
+      ? (top.position(BOTTOM) ?? floor)
+      : (top.position(watermark) ?? watermark);
     if (walked.complete || baselineOnly) {
       watermark = newest;
     } else {
       nextSegment = {
         top: newest,
         resumeCursor: walked.resumeCursor,
+        recent: [...walked.tail],
         ...(backfill === undefined ? {} : { backfill }),
       };
       // A first start's catch-up (a backfill longer than one poll) stops where it began to.
@@ -220,6 +276,13 @@ export async function poll(
     watermark,
     segment: nextSegment,
     tracked: [...tracked.values()].map(toStored),
+    ...misdatedEntries(
+      // A walk from the top that met a misdated record no more has left it behind for good.
+      segment === null && walked.complete
+        ? [...misdated].filter(([id]) => walked.knownAhead.has(id))
+        : [...misdated],
+      newlyMisdated,
+    ),
     totals,
     outbox: previous?.outbox ?? [],
     deadLetters: previous?.deadLetters ?? [],
@@ -232,52 +295,32 @@ export async function poll(
     catchingUp: nextSegment !== null,
     caughtUp: segment === null && walked.complete,
     firstStart,
+    anomalies: anomalies.list(),
   };
 }
 
-interface WalkResult {
-  /** The walk reached the floor or the end of the log. */
-  readonly complete: boolean;
-  /** Where to continue when not complete. */
-  readonly resumeCursor: string;
-  /** The cursor below the last page read, when that page was full (more records follow). */
-  readonly frontier: string | undefined;
+/** The misdated records to remember, the newest-dated first, at most `MAX_MISDATED_RECORDS`. */
+function misdatedEntries(
+  kept: Iterable<[string, number]>,
+  added: ReadonlyMap<string, number>,
+): Pick<ProjectState, "misdated"> {
+  const entries = [...kept, ...added]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_MISDATED_RECORDS)
+    .map(([id, second]) => ({ id, second }));
+  return entries.length === 0 ? {} : { misdated: entries };
 }
 
-/**
- * Reads pages newest first from `startCursor` (or the top) until a record lies below `floor`,
- * the log ends, or the page budget is spent. Every record is handed to `visit`, marked fresh
- * when it lies above the floor.
- */
-async function walk(
-  list: (limit: number, cursor: string | undefined) => Promise<OperationsPage>,
-  floor: Position,
-  startCursor: string | undefined,
-  options: PollOptions,
-  visit: RecordVisitor,
-): Promise<WalkResult> {
-  const floorIds = new Set(floor.ids);
-  let cursor = startCursor;
-  for (let pages = 0; ;) {
-    const limit =
-      pages === 0 && startCursor === undefined ? options.firstPageLimit : options.pageLimit;
-    const page = await list(limit, cursor);
-    pages += 1;
-    let reached = false;
-    for (const record of page.operations) {
-      if (place(record, floor, floorIds) !== "above") reached = true;
-      visit(record, cursor, !reached);
-    }
-    const next = page.pagination?.cursor;
-    const full = page.operations.length >= limit;
-    if (reached || !full || next === undefined) {
-      return { complete: true, resumeCursor: "", frontier: full ? next : undefined };
-    }
-    if (pages >= options.maxPagesPerPoll) {
-      return { complete: false, resumeCursor: next, frontier: undefined };
-    }
-    cursor = next;
-  }
+/** The actions and statuses a project's committed state already exports as labels. */
+function labelledIn(
+  state: ProjectState | undefined,
+): { readonly action: string; readonly status?: string }[] {
+  if (state === undefined) return [];
+  return [
+    ...state.totals.arrivals,
+    ...state.tracked,
+    ...Object.keys(state.totals.retries).map((action) => ({ action })),
+  ];
 }
 
 /**
@@ -342,14 +385,6 @@ function deeperCursor(own: string | undefined, frontier: string | undefined): st
   const b = cursorMicros(frontier);
   if (a === undefined || b === undefined) return own;
   return a <= b ? own : frontier;
-}
-
-function cursorMicros(cursor: string): bigint | undefined {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(cursor);
-  if (match === null) return undefined;
-  const whole = Date.parse(`${match[1] ?? ""}Z`);
-  if (Number.isNaN(whole)) return undefined;
-  return BigInt(whole) * 1000n + BigInt((match[2] ?? "").padEnd(6, "0"));
 }
 
 function isNotFound(error: unknown): boolean {

@@ -31,17 +31,21 @@ export function place(record: Operation, position: Position, ids: ReadonlySet<st
 }
 
 /**
- * Collects the position of the newest records of a walk: the newest second and every id seen in
- * it. Fed with records newest first.
+ * Collects the position of the newest records of a walk: the newest second among them (not
+ * necessarily the first record's, when the log is out of order) and every id seen in it.
  */
 export class TopCollector {
   private second: number | undefined;
-  private readonly ids: string[] = [];
+  private ids: string[] = [];
 
   add(record: Operation): void {
     const s = secondOf(record);
-    if (this.second === undefined) this.second = s;
-    if (s === this.second) this.ids.push(record.id);
+    if (this.second === undefined || s > this.second) {
+      this.second = s;
+      this.ids = [record.id];
+    } else if (s === this.second) {
+      this.ids.push(record.id);
+    }
   }
 
   /** The position of the newest records seen, merged with `floor` if in the same second. */

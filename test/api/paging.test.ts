@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cursorAdvances, walkPages } from "../../src/api/paging.js";
+import { pageIsConsistent, walkPages } from "../../src/api/paging.js";
 
 interface Page {
   items: number[];
@@ -55,6 +55,22 @@ describe("walkPages", () => {
     expect(requested).toEqual([undefined, "2"]);
   });
 
+  it("throws instead of going round pages whose cursors lead back", async () => {
+    const requested: (string | undefined)[] = [];
+    // c1 -> c2 -> c1: every page full, every cursor different from the one that fetched it.
+    const fetchPage = (cursor: string | undefined) => {
+      requested.push(cursor);
+      return Promise.resolve<Page>({
+        items: [1, 2],
+        pagination: { cursor: cursor === "c1" ? "c2" : "c1" },
+      });
+    };
+    await expect(collect(walkPages(fetchPage, (p) => p.items.length, 2))).rejects.toThrow(
+      /c1 was already followed: the list's pages form a loop/,
+    );
+    expect(requested).toEqual([undefined, "c1", "c2"]);
+  });
+
   it("starts from a given cursor and yields nothing for an empty list", async () => {
     const { fetchPage } = server(5, true);
     expect(await collect(walkPages(fetchPage(2), (p) => p.items.length, 2, "1"))).toEqual([
@@ -67,15 +83,15 @@ describe("walkPages", () => {
   });
 });
 
-describe("cursorAdvances", () => {
-  const check = (sent: string | undefined, items: number, cursor: string) =>
-    cursorAdvances<Page>(
+describe("pageIsConsistent", () => {
+  const check = (sent: string | undefined, items: number, cursor: string | undefined) =>
+    pageIsConsistent<Page>(
       sent,
       2,
       (p) => p.items.length,
     )({
       items: Array.from({ length: items }, () => 0),
-      pagination: { cursor },
+      ...(cursor === undefined ? {} : { pagination: { cursor } }),
     });
 
   it("flags a full page that hands back the cursor it was fetched with", () => {
@@ -83,5 +99,11 @@ describe("cursorAdvances", () => {
     expect(check("c1", 2, "c2")).toBeUndefined();
     expect(check("c1", 1, "c1")).toBeUndefined();
     expect(check(undefined, 2, "c1")).toBeUndefined();
+  });
+
+  it("flags a full page without a cursor, not a short one", () => {
+    expect(check("c1", 2, undefined)).toMatch(/a full page of 2 came without pagination.cursor/);
+    expect(check(undefined, 2, undefined)).toMatch(/without pagination.cursor/);
+    expect(check("c1", 1, undefined)).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ function heldJobs() {
         });
       });
     },
-    listEndpoints: () => Promise.resolve(),
+    listEndpoints: () => Promise.resolve(undefined),
   };
   return { jobs, started, release };
 }
@@ -96,7 +96,7 @@ describe("scheduler", () => {
                 resolve({ requests: 1, open: false });
               });
             }),
-          listEndpoints: () => Promise.resolve(),
+          listEndpoints: () => Promise.resolve(undefined),
         },
       );
       scheduler.setProjects(

@@ -131,6 +131,7 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
   return {
     state: s,
     alerts: [],
+    anomalies: [],
     transitions,
     requests: 1,
     catchingUp: s.segment !== null,

@@ -14,6 +14,15 @@ export const API_FAULT_CLASSES = [
   "malformed",
   "truncated",
   "drop",
+  // A misbehaving API (a broken proxy, a server bug, a skewed clock).
+  "drip",
+  "oversized",
+  "overlap",
+  "cursor_cycle",
+  "no_pagination",
+  "foreign_project",
+  "future_date",
+  "out_of_order",
 ] as const;
 export type ApiFaultClass = (typeof API_FAULT_CLASSES)[number];
 
@@ -36,6 +45,15 @@ const ROUTES = [
 
 /** Latency beyond this (ms) outlasts the daemon's API timeout in the soak's configuration. */
 export const API_TIMEOUT_SECONDS = 2;
+/** The daemon's cap on an answer's size; an `oversized` fault pads answers well beyond it. */
+export const API_MAX_RESPONSE_BYTES = 1024 * 1024;
+/**
+ * The daemon's future tolerance: the simulated clock runs twenty times faster than the wall
+ * clock the daemon judges dates by, so ordinary records are hours ahead by the end of a soak.
+ */
+export const FUTURE_TOLERANCE_SECONDS = 7 * 86_400;
+/** How far a `future_date` fault moves a record ahead (far beyond the tolerance), in seconds. */
+const FAR_FUTURE_SECONDS = 75 * 365 * 86_400;
 /** The webhook sink's timeout; a `slow` outage answers after it. */
 export const SINK_TIMEOUT_SECONDS = 1.5;
 
@@ -88,6 +106,45 @@ export function faultSpec(random: () => number, kind: ApiFaultClass): SimFaultRe
     case "truncated":
     case "drop":
       return { ...on, kind, count: int(random, 2, 8) };
+    case "drip":
+      // A byte every 100 ms: never silent for the timeout, never done within it.
+      return { ...on, kind: "drip", drip_interval_ms: 100, count: int(random, 2, 6) };
+    case "oversized":
+      return {
+        ...on,
+        kind: "oversized",
+        size_bytes: API_MAX_RESPONSE_BYTES * int(random, 2, 8),
+        count: int(random, 2, 6),
+      };
+    case "overlap":
+      return { route: "listOperations", kind: "overlap", count: int(random, 5, 30) };
+    case "cursor_cycle":
+      return {
+        route: pick(random, ["listOperations", "listOperations", "listProjects"]),
+        kind: "cursor_cycle",
+        count: int(random, 2, 8),
+      };
+    case "no_pagination":
+      return {
+        route: pick(random, ["listOperations", "listOperations", "listProjects"]),
+        kind: "no_pagination",
+        count: int(random, 2, 8),
+      };
+    case "foreign_project":
+      return {
+        route: pick(random, ["listOperations", "getOperation"]),
+        kind: "foreign_project",
+        count: int(random, 5, 20),
+      };
+    case "future_date":
+      return { kind: "misdated", offset_seconds: FAR_FUTURE_SECONDS, count: int(random, 1, 3) };
+    case "out_of_order":
+      // Dated some fifty years back, as a server bug might.
+      return {
+        kind: "misdated",
+        offset_seconds: -FAR_FUTURE_SECONDS,
+        count: int(random, 1, 3),
+      };
   }
 }
 
@@ -98,6 +155,8 @@ export function classOf(fault: Fault): ApiFaultClass {
     if (fault.status === 423) return "423";
     return "5xx";
   }
+  if (fault.kind === "misdated")
+    return (fault.offset_seconds ?? 0) > 0 ? "future_date" : "out_of_order";
   return fault.kind;
 }
 
@@ -138,5 +197,19 @@ export function retryReasonMatches(cls: ApiFaultClass, reason: string): boolean 
     case "truncated":
     case "drop":
       return reason === "network";
+    case "cursor_cycle":
+    case "no_pagination":
+      // A page that hands back its own cursor, or none: an inconsistent answer, retried.
+      return reason === "invalid_response";
+    case "drip":
+    case "oversized":
+      // Neither is worth repeating within the call: the poll fails and says why.
+      return false;
+    case "overlap":
+    case "foreign_project":
+    case "future_date":
+    case "out_of_order":
+      // Worked around without a failure: the anomaly's log line is the evidence.
+      return false;
   }
 }

@@ -39,7 +39,9 @@ import { committedArrivals, diffArrivals, micros, type Arrivals } from "../sync/
 import { residentBytes, scrape, spawnRun, type DaemonRun, type LogLine } from "./daemon.js";
 import {
   API_FAULT_CLASSES,
+  API_MAX_RESPONSE_BYTES,
   API_TIMEOUT_SECONDS,
+  FUTURE_TOLERANCE_SECONDS,
   SINK_OUTAGE_MODES,
   SINK_TIMEOUT_SECONDS,
   classOf,
@@ -167,6 +169,16 @@ const EVIDENCE: Record<ApiFaultClass, (l: LogLine) => boolean> = {
   // client: the socket closes before the response is complete.
   truncated: (l) => l.kind === "network",
   drop: (l) => l.kind === "network",
+  drip: (l) => l.kind === "timeout" && l.code === "DEADLINE_EXCEEDED",
+  oversized: (l) => l.code === "response_too_large",
+  overlap: (l) => l.anomaly === "duplicate_record",
+  // The walk finds the loop, or the client a page that hands back its own cursor; discovery
+  // finds it in the projects list.
+  cursor_cycle: (l) => typeof l.error === "string" && /pagination\.cursor/.test(l.error),
+  no_pagination: (l) => typeof l.error === "string" && /without pagination\.cursor/.test(l.error),
+  foreign_project: (l) => l.anomaly === "foreign_project",
+  future_date: (l) => l.anomaly === "future_record",
+  out_of_order: (l) => l.anomaly === "out_of_order_record",
 };
 
 async function main(): Promise<void> {
@@ -241,6 +253,7 @@ async function main(): Promise<void> {
         burstPerSecond: 10_000,
         timeout: API_TIMEOUT_SECONDS,
         maxAttempts: 3,
+        maxResponseBytes: API_MAX_RESPONSE_BYTES,
       },
       projects: "all",
       discoveryInterval: 5,
@@ -254,6 +267,7 @@ async function main(): Promise<void> {
         firstPageLimit: 10,
         pageLimit: 25,
         maxPagesPerPoll: 3,
+        futureTolerance: FUTURE_TOLERANCE_SECONDS,
       },
       sinks: [
         {
@@ -501,7 +515,12 @@ async function main(): Promise<void> {
     sampler.stop();
     await sampleLoop;
     if (lastExit.code !== 0) problems.push(`the last run did not stop cleanly: ${lastExit.code}`);
-    if (!caughtUp) problems.push(`the last run did not catch up within ${p.finalMs / 1000} s`);
+    if (!caughtUp) {
+      problems.push(`the last run did not catch up within ${p.finalMs / 1000} s`);
+      // What it said about it: its last warnings and errors.
+      const said = last.logs.filter((l) => l.level === "warn" || l.level === "error");
+      problems.push(...said.slice(-5).map((l) => `  the last run logged: ${JSON.stringify(l)}`));
+    }
 
     // Checks.
     const states = await readStateFiles(stateDir);

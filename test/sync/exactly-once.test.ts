@@ -2,7 +2,9 @@
  * Invariant 1, exactly-once accounting, as a property over random histories: operations created
  * (many in one second), changing status, failing and being retried, finishing; small pages so
  * that walks cross page boundaries and catch up over several polls; operations created while a
- * walk is in flight; API errors in the middle of walks; restarts that reload state from disk.
+ * walk is in flight; API errors in the middle of walks; restarts that reload state from disk;
+ * and a misbehaving API (invariants 8 and 9): records dated far ahead or far back, pages that
+ * overlap, cursors that lead back, pages without a cursor, records claiming another project.
  * After every history, the committed end-state arrivals equal the simulator's ground truth.
  */
 import fc from "fast-check";
@@ -16,7 +18,7 @@ import { clientFor, committedArrivals, pollOptions, stateDir, truthArrivals } fr
 type Step = { status: string; after_seconds: number };
 
 type Command =
-  | { kind: "script"; action: string; steps: Step[] }
+  | { kind: "script"; action: string; steps: Step[]; offsetSeconds?: number }
   | { kind: "burst"; count: number }
   | { kind: "advance"; seconds: number }
   | { kind: "poll" }
@@ -25,8 +27,12 @@ type Command =
   | {
       kind: "fault";
       route: "listOperations" | "getOperation";
-      fault: "status" | "drop" | "truncated" | "malformed";
-    };
+      fault: "status" | "drop" | "truncated" | "malformed" | "foreign_project";
+    }
+  | { kind: "answer"; fault: "overlap" | "cursor_cycle" | "no_pagination"; count: number };
+
+/** About 75 years: far beyond any tolerance, ahead or back. */
+const FAR_SECONDS = 75 * 365 * 86_400;
 
 /** A status path the service can take: optional failures each retried, then a last status. */
 const steps: fc.Arbitrary<Step[]> = fc
@@ -57,6 +63,24 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant("script" as const),
       action: fc.constantFrom("start_compute", "apply_config", "create_branch", "tenant_attach"),
       steps,
+    }),
+  },
+  {
+    // A record shown dated far ahead or far back, where the log puts it now.
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("script" as const),
+      action: fc.constantFrom("apply_config", "create_branch"),
+      steps,
+      offsetSeconds: fc.constantFrom(FAR_SECONDS, -FAR_SECONDS),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("answer" as const),
+      fault: fc.constantFrom("overlap" as const, "cursor_cycle" as const, "no_pagination" as const),
+      count: fc.integer({ min: 1, max: 4 }),
     }),
   },
   {
@@ -92,6 +116,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
         "drop" as const,
         "truncated" as const,
         "malformed" as const,
+        "foreign_project" as const,
       ),
     }),
   },
@@ -125,12 +150,13 @@ describe("exactly-once accounting", () => {
           await store.open();
           let sync = new ProjectSync(projectId, store, client, options);
           const now = async () => Date.parse((await sim.sim.clock()).now);
-          const script = (action: string, path: Step[]) =>
+          const script = (action: string, path: Step[], offsetSeconds?: number) =>
             sim.sim.scriptOperation({
               project_id: projectId,
               branch_id: branchId,
               action,
               steps: path,
+              ...(offsetSeconds === undefined ? {} : { created_at_offset_seconds: offsetSeconds }),
             });
 
           // The first poll is the first start: what ended before it is history, not counted.
@@ -140,7 +166,7 @@ describe("exactly-once accounting", () => {
           for (const c of commands) {
             switch (c.kind) {
               case "script":
-                await script(c.action, c.steps);
+                await script(c.action, c.steps, c.offsetSeconds);
                 break;
               case "burst":
                 for (let i = 0; i < c.count; i++) {
@@ -183,6 +209,9 @@ describe("exactly-once accounting", () => {
                   ...(c.fault === "status" ? { status: 503 } : {}),
                   count: 1,
                 });
+                break;
+              case "answer":
+                await sim.sim.addFault({ route: "listOperations", kind: c.fault, count: c.count });
                 break;
             }
           }

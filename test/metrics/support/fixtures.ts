@@ -138,6 +138,7 @@ export function pollResult(state: ProjectState): PollResult {
   return {
     state,
     alerts: [],
+    anomalies: [],
     transitions: [],
     requests: 1,
     catchingUp: state.segment !== null,

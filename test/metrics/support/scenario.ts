@@ -2,6 +2,7 @@
  * A scenario that gives every family of the catalogue at least one series: two projects with
  * committed state, endpoints, a blocked project, and one of each API client event.
  */
+import { WalkError } from "../../../src/sync/index.js";
 import type { ExporterMetrics } from "../../../src/metrics/index.js";
 import { StateFileError } from "../../../src/store/index.js";
 import {
@@ -58,6 +59,11 @@ export function feedEverything(metrics: ExporterMetrics): void {
     0.3,
   );
   metrics.pollFailed("p-alpha", new Error("503"), 1.5);
+  metrics.pollFailed(
+    "p-alpha",
+    new WalkError("cursor_revisited", "pagination.cursor c1 was already followed"),
+    0.2,
+  );
   metrics.commitFailed("p-beta", new Error("ENOSPC"));
   metrics.blocked("p-gamma", new StateFileError("/state/p-gamma.json", "version", "too new"));
   metrics.endpointsListed("p-alpha", [
