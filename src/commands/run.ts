@@ -123,16 +123,26 @@ export const runCommand: Command = {
       logger.fatal(errorFields(error), "exporter could not start");
       return 1;
     }
-    await new Promise<void>((resolve) => {
-      const onSignal = (signal: NodeJS.Signals) => {
-        logger.info({ signal }, "shutting down");
+    // Runs until a signal, or until the daemon can no longer do its job.
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      const done = (error: Error | undefined) => {
         process.off("SIGTERM", onSignal);
         process.off("SIGINT", onSignal);
-        resolve();
+        resolve(error);
+      };
+      const onSignal = (signal: NodeJS.Signals) => {
+        logger.info({ signal }, "shutting down");
+        done(undefined);
       };
       process.on("SIGTERM", onSignal);
       process.on("SIGINT", onSignal);
+      void exporter.daemon.failed.then(done);
     });
+    if (failure !== undefined) {
+      logger.fatal(errorFields(failure), "exporter cannot go on; stopping");
+      await exporter.stop();
+      return 1;
+    }
     await exporter.stop();
     logger.info("stopped");
     return 0;

@@ -61,6 +61,11 @@ export interface Daemon {
   readonly notifier: Notifier | undefined;
   /** Shares the projects with other replicas; undefined with the file store. */
   readonly leases: LeaseManager | undefined;
+  /**
+   * Settles with the reason when the daemon can no longer do its job while it runs (its state
+   * directory was taken by another process); never settles otherwise. The process should stop.
+   */
+  readonly failed: Promise<Error>;
   /** The projects watched now. */
   projects(): string[];
   /** The sync of one project (for the status page and tests). */
@@ -373,6 +378,11 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     else await watch(new Map(ids.map((id) => [id, undefined])));
   };
 
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
+
   let discoveryTimer: NodeJS.Timeout | undefined;
   const discover = async (): Promise<boolean> => {
     try {
@@ -402,6 +412,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     store,
     notifier,
     leases,
+    failed,
     projects: () => [...syncs.keys()],
     project: (id) => syncs.get(id),
     async pollAll() {
@@ -415,9 +426,11 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     },
     async start() {
       if (store instanceof FileStateStore) {
-        // A stale lock replaced (warn); the lock lost to another process (error).
+        // A stale lock replaced (warn); the lock lost to another process (error): nothing can
+        // be committed any more, so the daemon has failed.
         store.onLockEvent = (event) => {
           log[event.level]({ file: event.file }, event.message);
+          if (event.kind === "lost") fail(new Error(event.message));
         };
       }
       try {

@@ -33,8 +33,11 @@ import {
 } from "./project-state.js";
 
 const SUFFIX = ".state.json";
-/** A temporary file of an interrupted commit: `<project>.state.json.<hex>.tmp`. */
-const LEFTOVER = /^[a-z0-9-]{1,60}\.state\.json\.[0-9a-f]{12}\.tmp$/;
+/**
+ * What a killed process leaves behind: the temporary file of an interrupted commit
+ * (`<project>.state.json.<hex>.tmp`), or the probe of an interrupted `open` (`.write-probe-<hex>`).
+ */
+const LEFTOVER = /^(?:[a-z0-9-]{1,60}\.state\.json\.[0-9a-f]{12}\.tmp|\.write-probe-[0-9a-f]{12})$/;
 
 export interface FileStateStoreOptions {
   /** The directory lock's staleness window and heartbeat (defaults: 30 s and 5 s). */
@@ -59,8 +62,8 @@ export class FileStateStore implements StateStore {
   /**
    * Creates the directory if needed, checks that it can be written to, takes the directory's
    * lock (throws `StateDirectoryInUseError` if a live process holds it), and then removes
-   * temporary files a killed process left between writing and renaming (this process owns the
-   * directory now; such a file was never a committed state).
+   * temporary files a killed process left between writing and renaming, and write probes (this
+   * process owns the directory now; such a file was never a committed state).
    */
   async open(): Promise<void> {
     const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
@@ -68,6 +71,7 @@ export class FileStateStore implements StateStore {
       await mkdir(this.directory, { recursive: true });
       const handle = await open(probe, "w");
       await handle.close();
+      await rm(probe, { force: true });
       this.#lock ??= await StateDirLock.acquire(this.directory, {
         ...this.options.lock,
         onEvent: (event) => this.onLockEvent?.(event),

@@ -135,7 +135,7 @@ export class StateDirectoryLockLostError extends Error {
         ? "its lock file is gone or unreadable"
         : `pid ${holder.pid} on host ${holder.host} holds it now`;
     super(
-      `this process lost its lock on state directory ${directory} (${now}; lock file ${file}); nothing more is committed there: stop this process (two processes must never share a state directory)`,
+      `this process lost its lock on state directory ${directory} (${now}; lock file ${file}); nothing more is committed there (two processes must never share a state directory)`,
     );
   }
 }

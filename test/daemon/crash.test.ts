@@ -39,8 +39,8 @@ const CATCH_UP_MS = 30_000;
 const SETTLE_MS = 2_500;
 
 const STATE_SUFFIX = ".state.json";
-/** The store's temporary files: `<project>.state.json.<random>.tmp`, renamed over the state. */
-const TEMPORARY = /^.+\.state\.json\..+\.tmp$/;
+/** The store's temporary files (`<project>.state.json.<random>.tmp`, renamed over the state) and write probes. */
+const TEMPORARY = /^(?:.+\.state\.json\..+\.tmp|\.write-probe-[0-9a-f]+)$/;
 /**
  * The daemon's lock on the directory (left by a killed run, replaced by the next), or what a run
  * killed while taking it left (`<lock>.<random>.tmp`, `<lock>.takeover`).

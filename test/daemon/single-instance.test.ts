@@ -163,4 +163,31 @@ describe("one daemon per state directory", () => {
     expect(existsSync(path.join(stateDir, LOCK_FILE))).toBe(false);
     expect(next.logs.filter((l) => l.level === "error" || l.level === "fatal")).toEqual([]);
   });
+
+  it("stops with status 1 when another process takes the directory while it runs", async () => {
+    const running = launch();
+    await startedOrDead(running, "the run");
+    await running.waitForLog("a commit", () => commits(running) >= 1);
+    // Another holder, alive and well by its heartbeat, as after a takeover of a paused process.
+    const other: LockHolder = {
+      ...(await lockHolder()),
+      pid: 1,
+      host: "elsewhere",
+      token: "another-process",
+    };
+    await writeFile(path.join(stateDir, LOCK_FILE), JSON.stringify(other));
+    const exit = await Promise.race([
+      running.exited,
+      new Promise<"timeout">((resolve) => {
+        setTimeout(resolve, REFUSAL_MS + 10_000, "timeout").unref();
+      }),
+    ]);
+    expect(exit, `the run did not exit:\n${running.tail()}`).toEqual({ code: 1, signal: null });
+    await running.stop();
+    const fatal = running.logs.filter((l) => l.level === "fatal");
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.msg).toBe("exporter cannot go on; stopping");
+    // The other holder's lock is left as it is.
+    expect(await lockHolder()).toMatchObject({ pid: 1, host: "elsewhere" });
+  });
 });
