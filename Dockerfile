@@ -11,7 +11,10 @@ COPY src ./src
 RUN npm run build
 
 FROM node:24-slim AS runtime
-ENV NODE_ENV=production
+# The git commit the image is built from (the image has no .git): `--build-arg
+# REVISION=$(git rev-parse HEAD)`; shown by --version and pgcp_build_info{revision}.
+ARG REVISION=""
+ENV NODE_ENV=production PGCP_BUILD_REVISION=${REVISION}
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

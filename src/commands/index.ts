@@ -6,6 +6,7 @@ import { checkConfigCommand } from "./check-config.js";
 import { demoCommand } from "./demo.js";
 import { runCommand as runExporterCommand } from "./run.js";
 import { simulateCommand } from "./simulate.js";
+import { versionLine } from "../version.js";
 
 export interface Command {
   readonly name: string;
@@ -28,7 +29,8 @@ export function usage(): string {
     "commands:",
     ...lines,
     "",
-    "Run `pgcp-exporter <command> --help` for the options of one command.",
+    "Run `pgcp-exporter <command> --help` for the options of one command;",
+    "`pgcp-exporter --version` prints the version (and the git revision, when known).",
   ].join("\n");
 }
 
@@ -37,6 +39,10 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(usage() + "\n");
     return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    process.stdout.write(versionLine() + "\n");
+    return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {

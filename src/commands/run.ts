@@ -13,7 +13,7 @@ import {
   statusPageSecrets,
   type RunningServer,
 } from "../server/index.js";
-import { PACKAGE } from "../version.js";
+import { PACKAGE, REVISION } from "../version.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./index.js";
 
@@ -45,6 +45,7 @@ export async function startExporter(
   const started: { daemon?: Daemon } = {};
   const metrics = createExporterMetrics({
     version: PACKAGE.version,
+    revision: REVISION,
     perProjectHistograms: config.metrics.perProjectHistograms,
     ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
     exclude: config.metrics.exclude,
@@ -73,27 +74,35 @@ export async function startExporter(
     leaseObserver: metrics.leaseObserver,
   });
   started.daemon = running;
-  // Rejects when another live process holds the state directory: nothing is polled or served.
-  await running.start();
-  let server: RunningServer;
+  // Listening comes first, before anything is polled: an address that cannot be had stops the
+  // start at once. Until the committed state is loaded and rendered, /metrics answers 503
+  // (a scrape then would see the counters drop to zero).
+  let metricsServed = false;
+  const serving: { server?: RunningServer } = {};
   try {
-    // The first rendering was built before the committed state was loaded: rebuild it before
-    // the first scrape can arrive, so that a restart never serves a /metrics without the
-    // persisted counters (the change itself would only show after the rendering's gather delay).
-    await metrics.refresh();
-    server = await startServer({
-      listen: config.listen,
-      metrics,
-      notReadyReason: ready.reason,
-      routes: { "/": statusPage.handler },
+    await running.start(async () => {
+      serving.server = await startServer({
+        listen: config.listen,
+        metrics,
+        // Not ready either before /metrics is served.
+        notReadyReason: () =>
+          metricsServed ? ready.reason() : "the committed state is being loaded",
+        metricsServed: () => metricsServed,
+        routes: { "/": statusPage.handler },
+      });
     });
   } catch (error) {
-    // No daemon without its server (an address in use): stop polling, release the state
-    // directory, and let the process exit.
+    // Nothing was polled; what did start is stopped, so that the process can exit.
     await running.stop().catch(() => undefined);
+    await serving.server?.close();
     metrics.close();
     throw error;
   }
+  const { server } = serving;
+  if (server === undefined) throw new Error("the exporter's server was not started");
+  // The first rendering was built before the committed state was loaded.
+  await metrics.refresh();
+  metricsServed = true;
   logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
   return {
     daemon: running,

@@ -177,6 +177,10 @@ export const configSchema = z
     listen: z
       .string()
       .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, "must be host:port or :port")
+      .refine(
+        (listen) => Number(listen.slice(listen.lastIndexOf(":") + 1)) <= 65_535,
+        "the port must be 0..65535",
+      )
       .default(":9642"),
     poll: pollSchema.default(pollSchema.parse({})),
     stuck: stuckSchema.default(stuckSchema.parse({})),

@@ -72,8 +72,12 @@ export interface Daemon {
   project(projectId: string): ProjectSync | undefined;
   /** Polls every project once now, and waits (tests and `--once`). */
   pollAll(): Promise<void>;
-  /** Starts the scheduler's tick and discovery. */
-  start(): Promise<void>;
+  /**
+   * Opens the state store, then runs `ready` (the caller starts serving: nothing has been polled
+   * yet, so a failure there stops the start cleanly), then loads the projects and starts the
+   * scheduler's tick and discovery.
+   */
+  start(ready?: () => Promise<void>): Promise<void>;
   /** Stops polling (a poll in flight is abandoned without a commit) and releases everything. */
   stop(): Promise<void>;
 }
@@ -424,7 +428,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         pollProject(id, signal),
       );
     },
-    async start() {
+    async start(ready) {
       if (store instanceof FileStateStore) {
         // A stale lock replaced (warn); the lock lost to another process (error): nothing can
         // be committed any more, so the daemon has failed.
@@ -443,6 +447,14 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           errorFields(error),
           "state store cannot be opened; commits will fail until it can",
         );
+      }
+      if (ready !== undefined) {
+        try {
+          await ready();
+        } catch (error) {
+          await store.close();
+          throw error;
+        }
       }
       if (config.projects === "all") scheduleDiscovery(await discover());
       else await setProjects(config.projects);

@@ -308,8 +308,8 @@ export const CATALOGUE = [
   {
     name: "pgcp_build_info",
     type: "gauge",
-    labels: ["version", "node_version"],
-    help: "Version of the exporter and of Node.js; always 1.",
+    labels: ["version", "revision", "node_version"],
+    help: "Version of the exporter, the git commit it was built from (empty when unknown) and the version of Node.js; always 1.",
     unit: "",
     group: "exporter",
     source: "runtime",

@@ -28,6 +28,8 @@ import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 export interface ExporterMetricsOptions extends SelectionOptions {
   /** The exporter's version, for `pgcp_build_info`. */
   readonly version: string;
+  /** The git commit it was built from, when known, for `pgcp_build_info`. */
+  readonly revision?: string | undefined;
   /** Tokens left in the API client's limiter (`client.limiterStats().tokensRemaining`). */
   readonly limiterTokens?: () => number | undefined;
   /** The scheduler, once it exists (`() => daemon?.scheduler`). */
@@ -71,6 +73,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     projects: views,
     runtime: {
       version: options.version,
+      revision: options.revision,
       limiterTokens: options.limiterTokens,
       scheduler: options.scheduler,
       leases: options.leases,

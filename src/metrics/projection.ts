@@ -45,6 +45,8 @@ export interface LeaseProbe {
 export interface RuntimeProbes {
   /** The exporter's version, for `pgcp_build_info`. */
   readonly version: string;
+  /** The git commit it was built from, when known, for `pgcp_build_info`. */
+  readonly revision?: string | undefined;
   readonly limiterTokens?: (() => number | undefined) | undefined;
   readonly scheduler?: (() => SchedulerProbe | undefined) | undefined;
   /** The lease manager (Postgres state store only). */

@@ -28,6 +28,13 @@ export const runtimeProjections = {
   },
 
   *pgcp_build_info({ runtime }) {
-    yield { labels: { version: runtime.version, node_version: process.versions.node }, value: 1 };
+    yield {
+      labels: {
+        version: runtime.version,
+        revision: runtime.revision ?? "",
+        node_version: process.versions.node,
+      },
+      value: 1,
+    };
   },
 } satisfies Partial<Projections>;

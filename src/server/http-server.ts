@@ -17,6 +17,11 @@ export interface ServerOptions {
   readonly metrics: Exposition;
   /** Why the exporter is not ready yet, or undefined when it is. */
   readonly notReadyReason: () => string | undefined;
+  /**
+   * False while `/metrics` must not be served yet (the committed state is being loaded: a
+   * scrape then would see counters drop to zero); it answers 503. Default: always served.
+   */
+  readonly metricsServed?: () => boolean;
   /** Extra routes (the status page), tried after the built-in ones. */
   readonly routes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
 }
@@ -25,6 +30,36 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   close(): Promise<void>;
+}
+
+/** The server could not listen on its address; the message says why and what to do. */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+  readonly code: string | undefined;
+
+  constructor(listen: string, cause: Error) {
+    const code = (cause as { code?: unknown }).code;
+    super(
+      `cannot listen on ${listen}: ${listenReason(typeof code === "string" ? code : undefined, cause)}`,
+    );
+    this.code = typeof code === "string" ? code : undefined;
+  }
+}
+
+function listenReason(code: string | undefined, cause: Error): string {
+  switch (code) {
+    case "EADDRINUSE":
+      return "the address is in use by another process (choose another with --listen or PGCP_LISTEN)";
+    case "EACCES":
+      return "permission denied (ports below 1024 need privileges: choose a higher port)";
+    case "EADDRNOTAVAIL":
+      return "this host has no such address (use one of its own, or :port for every interface)";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "the host name does not resolve";
+    default:
+      return cause.message;
+  }
 }
 
 export function parseListen(listen: string): { host: string | undefined; port: number } {
@@ -43,6 +78,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     if (path === "/metrics") {
+      if (options.metricsServed?.() === false) {
+        res
+          .writeHead(503, { "content-type": "text/plain", "retry-after": "1" })
+          .end("starting: the committed state is being loaded\n");
+        return;
+      }
       const { body, contentType } = options.metrics.current();
       res.writeHead(200, { "content-type": contentType, "content-length": body.length });
       res.end(req.method === "HEAD" ? undefined : body);
@@ -61,9 +102,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.keepAliveTimeout = 65_000;
   const { host, port } = parseListen(options.listen);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const fail = (error: Error) => {
+      reject(new ListenError(options.listen, error));
+    };
+    server.once("error", fail);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", fail);
       resolve();
     });
   });

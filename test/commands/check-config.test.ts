@@ -57,6 +57,15 @@ it("lists every problem by its path and exits 2", async () => {
   expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
 });
 
+it("refuses a listen address whose port cannot exist", async () => {
+  const run = await cli(["check-config", "--projects", projectId, "--listen", ":99999"], {
+    PGCP_API_KEY: sim.apiKey,
+    PGCP_API_URL: sim.apiUrl,
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("listen: the port must be 0..65535");
+});
+
 it("names a missing sink secret without showing any secret", async () => {
   const run = await cli(["check-config", "--projects", projectId], {
     PGCP_API_KEY: "secret-key-value",

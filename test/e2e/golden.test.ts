@@ -88,7 +88,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../src/metrics/index.js";
-import { PACKAGE } from "../../src/version.js";
+import { PACKAGE, REVISION } from "../../src/version.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { truthArrivals } from "../sync/support.js";
 import {
@@ -134,7 +134,10 @@ const VOLATILE = {
   /** Durations measured on the wall clock: only `_count` and the `+Inf` bucket are kept. */
   wallClockHistograms: ["pgcp_poll_duration_seconds", "pgcp_api_request_duration_seconds"],
   /** Labels replaced by a placeholder. */
-  labels: { pgcp_build_info: { node_version: "<node>" } } as Record<string, Record<string, string>>,
+  labels: { pgcp_build_info: { node_version: "<node>", revision: "<revision>" } } as Record<
+    string,
+    Record<string, string>
+  >,
   // Resource ids are seeded (the same every run) but are written as names to keep the file
   // readable: <project>, <br-main>, <br-2>, <ep-rw>, <ep-ro> (also inside host names).
 };
@@ -467,6 +470,10 @@ describe("golden /metrics of a scripted history", () => {
 
   it("reports the exporter's version", () => {
     const info = parseSamples(rendering).find((s) => s.name === "pgcp_build_info");
-    expect(info?.labels).toEqual({ version: PACKAGE.version, node_version: process.versions.node });
+    expect(info?.labels).toEqual({
+      version: PACKAGE.version,
+      revision: REVISION ?? "",
+      node_version: process.versions.node,
+    });
   });
 });

@@ -176,12 +176,24 @@ describe("exporter metrics", () => {
     expect(samples(text, "pgcp_api_rate_limit_tokens")).toEqual(["pgcp_api_rate_limit_tokens 17"]);
   });
 
-  it("renders the build info", async () => {
+  it("renders the build info, with the revision when it is known", async () => {
+    const help =
+      "# HELP pgcp_build_info Version of the exporter, the git commit it was built from (empty when unknown) and the version of Node.js; always 1.";
     expect(family(await render(metricsFor({ version: "9.8.7" })), "pgcp_build_info")).toEqual(
       lines(`
-        # HELP pgcp_build_info Version of the exporter and of Node.js; always 1.
+        ${help}
         # TYPE pgcp_build_info gauge
-        pgcp_build_info{version="9.8.7",node_version="${process.versions.node}"} 1
+        pgcp_build_info{version="9.8.7",revision="",node_version="${process.versions.node}"} 1
+      `),
+    );
+    const revision = "0123456789abcdef0123456789abcdef01234567";
+    expect(
+      family(await render(metricsFor({ version: "9.8.7", revision })), "pgcp_build_info"),
+    ).toEqual(
+      lines(`
+        ${help}
+        # TYPE pgcp_build_info gauge
+        pgcp_build_info{version="9.8.7",revision="${revision}",node_version="${process.versions.node}"} 1
       `),
     );
   });

@@ -1,0 +1,83 @@
+/**
+ * `pgcp-exporter run` that cannot have its address, as the built command against the
+ * simulator: it exits 1 at once with one line naming the address and the reason, before it
+ * polls anything, and leaves its state directory free for the next run.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { LOCK_FILE } from "../../src/store/index.js";
+import { CLI } from "../support/daemon-process.js";
+import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { removeDir, tempDir } from "../support/temp-dir.js";
+
+let sim: TestSimulator;
+let taken: Server;
+let port: number;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  await sim.sim.createProject({ plan: "paid" });
+  taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const address = taken.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  port = address.port;
+  dir = await tempDir("pgcp-listen-");
+});
+afterAll(async () => {
+  await new Promise((resolve) => taken.close(resolve));
+  await sim.close();
+  await removeDir(dir);
+});
+
+function run(args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, "run", ...args],
+      {
+        env: { PATH: process.env.PATH ?? "", PGCP_API_KEY: sim.apiKey, PGCP_API_URL: sim.apiUrl },
+        timeout: 20_000,
+      },
+      (error, stdout) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        resolve({ code, stdout });
+      },
+    );
+  });
+}
+
+it("exits 1 on a port in use, naming the address and the reason, having polled nothing", async () => {
+  await sim.sim.resetStats();
+  const stateDir = path.join(dir, "state");
+  const result = await run([
+    "--projects",
+    "all",
+    "--state-dir",
+    stateDir,
+    "--listen",
+    `127.0.0.1:${port}`,
+    "--log-format",
+    "json",
+  ]);
+  expect(result.code).toBe(1);
+  const lines = result.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const fatal = lines.filter((l) => l.level === "fatal");
+  expect(fatal).toHaveLength(1);
+  expect(fatal[0]?.msg).toBe("exporter could not start");
+  expect(fatal[0]?.error).toBe(
+    `cannot listen on 127.0.0.1:${port}: the address is in use by another process (choose another with --listen or PGCP_LISTEN)`,
+  );
+  // Nothing was asked of the API: no discovery, no poll.
+  expect((await sim.sim.stats()).total).toBe(0);
+  expect(lines.some((l) => l.msg === "exporter started")).toBe(false);
+  // The state directory is not left locked.
+  expect(existsSync(path.join(stateDir, LOCK_FILE))).toBe(false);
+});
