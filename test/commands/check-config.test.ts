@@ -2,35 +2,12 @@
  * `pgcp-exporter check-config`, run as the built command: problems listed by path with exit 2,
  * and with --connect one request per project against the simulator.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { runCli as cli } from "../support/run-cli.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-
-const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 let sim: TestSimulator;
 let projectId: string;

@@ -3,13 +3,12 @@
  * simulator: it exits 1 at once with one line naming the address and the reason, before it
  * polls anything, and leaves its state directory free for the next run.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/store/index.js";
-import { CLI } from "../support/daemon-process.js";
+import { runCli } from "../support/run-cli.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 
@@ -34,22 +33,8 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-function run(args: string[]): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, "run", ...args],
-      {
-        env: { PATH: process.env.PATH ?? "", PGCP_API_KEY: sim.apiKey, PGCP_API_URL: sim.apiUrl },
-        timeout: 20_000,
-      },
-      (error, stdout) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-        resolve({ code, stdout });
-      },
-    );
-  });
-}
+const run = (args: string[]) =>
+  runCli(["run", ...args], { PGCP_API_KEY: sim.apiKey, PGCP_API_URL: sim.apiUrl });
 
 it("exits 1 on a port in use, naming the address and the reason, having polled nothing", async () => {
   await sim.sim.resetStats();

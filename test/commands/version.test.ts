@@ -2,23 +2,12 @@
  * `pgcp-exporter --version`, as the built command: the package's version and, when known, the
  * git commit it runs from (this checkout's, or the one an image build sets).
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { PACKAGE } from "../../src/version.js";
-import { CLI } from "../support/daemon-process.js";
+import { runCli } from "../support/run-cli.js";
 
-function version(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, "--version"],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20_000 },
-      (error, stdout) => {
-        resolve({ code: error === null ? 0 : Number(error.code), stdout });
-      },
-    );
-  });
-}
+const version = (env: Record<string, string>) => runCli(["--version"], env);
 
 it("prints the version and the revision of the checkout it runs from", async () => {
   const head = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" }).trim();
