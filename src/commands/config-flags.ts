@@ -40,6 +40,25 @@ const CONFIG_FLAGS = {
 
 type FlagValues = Partial<Record<string, string | boolean>>;
 
+/** The flag that sets a setting (a path of the configuration), for problems to name. */
+const FLAG_FOR: Readonly<Record<string, string>> = {
+  "api.url": "--api-url",
+  projects: "--projects",
+  "state.dir": "--state-dir",
+  listen: "--listen",
+  "poll.interval": "--poll-interval",
+  "log.level": "--log-level",
+  "log.format": "--log-format",
+};
+
+function flagFor(path: readonly PropertyKey[]): string | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const flag = FLAG_FOR[path.slice(0, n).map(String).join(".")];
+    if (flag !== undefined) return flag;
+  }
+  return undefined;
+}
+
 /** Command-line flags as a configuration layer. */
 function overridesFrom(values: FlagValues): RawConfig {
   const out: RawConfig = {};
@@ -95,7 +114,12 @@ export async function loadFromArgs(
   }
   try {
     const file = typeof values.config === "string" ? values.config : undefined;
-    const config = await loadConfig({ file, env, overrides: overridesFrom(values) });
+    const config = await loadConfig({
+      file,
+      env,
+      overrides: overridesFrom(values),
+      overrideOrigin: flagFor,
+    });
     return { kind: "loaded", config, sinks: resolveSinks(config, env), flags: values };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

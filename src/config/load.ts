@@ -57,11 +57,16 @@ export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Settings from the command line, as nested objects (highest precedence). */
   readonly overrides?: RawConfig;
+  /** Names the flag a setting of `overrides` came from (`--listen`), for problems. */
+  readonly overrideOrigin?: Origin;
 }
+
+/** Where a layer's setting at `path` came from, as a problem names it (`PGCP_LISTEN`). */
+export type Origin = (path: readonly PropertyKey[]) => string | undefined;
 
 export async function loadConfig(options: LoadOptions): Promise<Config> {
   let fromFile: RawConfig = {};
-  const source = options.file ?? "environment";
+  const source = options.file ?? "environment and flags";
   if (options.file !== undefined) {
     let text: string;
     try {
@@ -72,20 +77,60 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     }
     fromFile = parseYamlDocument(source, text);
   }
-  return resolveConfig(source, [
-    fromFile,
-    fromEnvironment(options.env ?? process.env),
-    options.overrides ?? {},
-  ]);
+  const file = options.file;
+  return resolveConfig(
+    source,
+    [fromFile, fromEnvironment(options.env ?? process.env), options.overrides ?? {}],
+    [
+      () => (file === undefined ? undefined : `the file ${file}`),
+      environmentVariableFor,
+      options.overrideOrigin ?? (() => "the command line"),
+    ],
+  );
 }
 
-/** Merges layers (later wins) and validates the result. */
-export function resolveConfig(source: string, layers: readonly RawConfig[]): Config {
+/**
+ * Merges layers (later wins) and validates the result. A problem with a value names the layer it
+ * came from, when `origins` (one per layer) can say: `listen: … (from --listen)`.
+ */
+export function resolveConfig(
+  source: string,
+  layers: readonly RawConfig[],
+  origins: readonly Origin[] = [],
+): Config {
   // An absent `api` section is an empty one, so that a missing key is reported as api.key.
   const merged = layers.reduce<RawConfig>((acc, layer) => deepMerge(acc, layer), { api: {} });
   const result = configSchema.safeParse(merged);
-  if (!result.success) throw new ConfigError(source, describeIssues(result.error));
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const line = describeIssue(issue);
+      for (let i = layers.length - 1; i >= 0; i--) {
+        const layer = layers[i];
+        if (layer === undefined || !hasPath(layer, issue.path)) continue;
+        const origin = origins[i]?.(issue.path);
+        return origin === undefined ? line : `${line} (from ${origin})`;
+      }
+      return line;
+    });
+    throw new ConfigError(source, problems);
+  }
   return result.data;
+}
+
+/** The environment variable that sets the setting at `path` (or the list it is part of). */
+function environmentVariableFor(path: readonly PropertyKey[]): string | undefined {
+  return ENVIRONMENT.find((v) => v.path.every((key, i) => path[i] === key))?.name;
+}
+
+/** Whether `layer` holds a value at `path`, or at a part of it (a list it belongs to). */
+function hasPath(layer: RawConfig, path: readonly PropertyKey[]): boolean {
+  let node: unknown = layer;
+  for (const key of path) {
+    if (Array.isArray(node)) return true;
+    if (!isPlainObject(node) || !(String(key) in node)) return false;
+    node = node[String(key)];
+  }
+  return true;
 }
 
 export function fromEnvironment(env: NodeJS.ProcessEnv): RawConfig {
@@ -116,12 +161,14 @@ function parseYamlDocument(source: string, text: string): RawConfig {
 
 /** One line per problem: `path.to[1].setting: message`. */
 export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const where = issue.path
-      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-      .join("");
-    return `${where || "(root)"}: ${issue.message}`;
-  });
+  return error.issues.map(describeIssue);
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join("");
+  return `${where || "(root)"}: ${issue.message}`;
 }
 
 function numberOrString(value: string): unknown {

@@ -163,7 +163,18 @@ export const configSchema = z
   .object({
     api: apiSchema,
     /** Project ids to watch, or `all` to discover every project the key can see. */
-    projects: z.union([z.literal("all"), z.array(projectIdSchema).min(1)]),
+    projects: z.union(
+      [
+        z.literal("all"),
+        z.array(projectIdSchema).min(1, "lists no project id (list at least one, or write all)"),
+      ],
+      {
+        error: (issue) =>
+          issue.input === undefined
+            ? "is required: a list of project ids, or all (set PGCP_PROJECTS or --projects)"
+            : "must be all or a list of project ids",
+      },
+    ),
     /** How often `projects: all` is re-discovered. */
     discoveryInterval: positiveDuration.default(300),
     state: stateSchema.default(stateSchema.parse({})),

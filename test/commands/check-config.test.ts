@@ -34,6 +34,32 @@ it("lists every problem by its path and exits 2", async () => {
   expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
 });
 
+it("names where each wrong value came from, and what a missing one should be", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const file = path.join(dir, "config.yaml");
+  await writeFile(file, "projects: []\nlog:\n  level: loud\n");
+  const fromAll = await cli(["check-config", "--config", file, "--listen", ":99999"], {
+    PGCP_API_KEY: "k",
+    PGCP_POLL_INTERVAL: "0",
+  });
+  expect(fromAll.code).toBe(2);
+  expect(fromAll.stderr).toContain(
+    `projects: lists no project id (list at least one, or write all) (from the file ${file})`,
+  );
+  expect(fromAll.stderr).toContain("log.level:");
+  expect(fromAll.stderr).toMatch(/log\.level: .* \(from the file /);
+  expect(fromAll.stderr).toContain("listen: the port must be 0..65535 (from --listen)");
+  expect(fromAll.stderr).toContain(
+    "poll.interval: must be greater than zero (from PGCP_POLL_INTERVAL)",
+  );
+  const missing = await cli(["check-config"], { PGCP_API_KEY: "k" });
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain(
+    "projects: is required: a list of project ids, or all (set PGCP_PROJECTS or --projects)",
+  );
+  expect(missing.stderr).not.toContain("Invalid input");
+});
+
 it("refuses a listen address whose port cannot exist", async () => {
   const run = await cli(["check-config", "--projects", projectId, "--listen", ":99999"], {
     PGCP_API_KEY: sim.apiKey,
