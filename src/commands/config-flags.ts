@@ -7,7 +7,10 @@ import {
   ConfigError,
   loadConfig,
   parseProjectList,
+  readSecretFiles,
   resolveSinks,
+  sinkVariables,
+  SECRET_VARIABLES,
   type Config,
   type RawConfig,
   type ResolvedSink,
@@ -114,13 +117,16 @@ export async function loadFromArgs(
   }
   try {
     const file = typeof values.config === "string" ? values.config : undefined;
+    // A secret may come from a file a variable names (PGCP_API_KEY_FILE), as mounted secrets do.
+    const withSecrets = readSecretFiles(env, SECRET_VARIABLES);
     const config = await loadConfig({
       file,
-      env,
+      env: withSecrets,
       overrides: overridesFrom(values),
       overrideOrigin: flagFor,
     });
-    return { kind: "loaded", config, sinks: resolveSinks(config, env), flags: values };
+    const sinks = resolveSinks(config, readSecretFiles(withSecrets, sinkVariables(config)));
+    return { kind: "loaded", config, sinks, flags: values };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`pgcp-exporter: ${error.message}\n`);

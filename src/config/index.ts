@@ -6,3 +6,4 @@ export * from "./schema.js";
 export * from "./duration.js";
 export * from "./load.js";
 export * from "./sinks.js";
+export * from "./secret-files.js";

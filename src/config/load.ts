@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { configSchema, type Config } from "./schema.js";
+import { secretsInFile } from "./secret-files.js";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -76,6 +77,8 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
       throw new ConfigError(source, [`cannot read the configuration file (${code})`]);
     }
     fromFile = parseYamlDocument(source, text);
+    const secrets = secretsInFile(fromFile);
+    if (secrets.length > 0) throw new ConfigError(source, secrets);
   }
   const file = options.file;
   return resolveConfig(

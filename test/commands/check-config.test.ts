@@ -60,6 +60,60 @@ it("names where each wrong value came from, and what a missing one should be", a
   expect(missing.stderr).not.toContain("Invalid input");
 });
 
+it("refuses secrets written in the file, saying where they belong", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const file = path.join(dir, "config.yaml");
+  const key = "napi_in_the_file_0123456789";
+  await writeFile(
+    file,
+    `api:\n  key: ${key}\nprojects: all\nsinks:\n  - name: s\n    kind: slack\n    url: https://hooks.example/T/B/X\n`,
+  );
+  const run = await cli(["check-config", "--config", file], { PGCP_API_KEY: "from-env" });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(
+    "api.key: a secret is not read from the file: set PGCP_API_KEY (or PGCP_API_KEY_FILE)",
+  );
+  expect(run.stderr).toContain(
+    "sinks[0].url: a secret is not read from the file: name an environment variable in urlEnv",
+  );
+  expect(run.stderr + run.stdout).not.toContain(key);
+  expect(run.stderr + run.stdout).not.toContain("hooks.example");
+});
+
+it("reads each secret from the file a _FILE variable names, as mounted secrets are", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const keyFile = path.join(dir, "api-key");
+  const hookFile = path.join(dir, "webhook-url");
+  // As `kubectl create secret` and Docker write them: a trailing newline.
+  await writeFile(keyFile, `${sim.apiKey}\n`);
+  await writeFile(hookFile, "http://127.0.0.1:9/hooks/secret-path\n");
+  const env = {
+    PGCP_API_KEY_FILE: keyFile,
+    PGCP_WEBHOOK_URL_FILE: hookFile,
+    PGCP_API_URL: sim.apiUrl,
+  };
+  const run = await cli(["check-config", "--projects", projectId, "--connect"], env);
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("webhook");
+  expect(run.stdout).not.toContain("secret-path");
+  expect(run.stdout).not.toContain(sim.apiKey);
+
+  const both = await cli(["check-config", "--projects", projectId], {
+    ...env,
+    PGCP_API_KEY: "also-set",
+  });
+  expect(both.code).toBe(2);
+  expect(both.stderr).toContain("PGCP_API_KEY: set PGCP_API_KEY or PGCP_API_KEY_FILE, not both");
+  const unreadable = await cli(["check-config", "--projects", projectId], {
+    PGCP_API_KEY_FILE: path.join(dir, "missing"),
+  });
+  expect(unreadable.code).toBe(2);
+  expect(unreadable.stderr).toContain(
+    `PGCP_API_KEY_FILE: cannot read ${path.join(dir, "missing")} (ENOENT)`,
+  );
+});
+
 it("refuses a listen address whose port cannot exist", async () => {
   const run = await cli(["check-config", "--projects", projectId, "--listen", ":99999"], {
     PGCP_API_KEY: sim.apiKey,

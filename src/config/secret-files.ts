@@ -1,0 +1,80 @@
+/**
+ * Secrets come from the environment only, never from the configuration file. Each secret
+ * variable may instead name a file that holds the value (`PGCP_API_KEY_FILE=/run/secrets/key`),
+ * as Docker and Kubernetes mount secrets. Errors name variables and paths, never a value.
+ */
+import { readFileSync } from "node:fs";
+import { ConfigError, type RawConfig } from "./load.js";
+import { SINK_ENVIRONMENT, type Config } from "./schema.js";
+
+/** The secret variables the configuration itself reads (sinks may name more). */
+export const SECRET_VARIABLES: readonly string[] = [
+  "PGCP_API_KEY",
+  "PGCP_STATE_URL",
+  SINK_ENVIRONMENT.slack.url,
+  SINK_ENVIRONMENT.webhook.url,
+  SINK_ENVIRONMENT.webhook.secret,
+];
+
+/** The variables the configured sinks read their URL and signing secret from. */
+export function sinkVariables(config: Config): string[] {
+  return config.sinks.flatMap((s) => [
+    s.urlEnv ?? SINK_ENVIRONMENT[s.kind].url,
+    ...(s.kind === "webhook" ? [s.secretEnv ?? SINK_ENVIRONMENT.webhook.secret] : []),
+  ]);
+}
+
+/**
+ * `env` with each `<NAME>_FILE` of `names` read into `<NAME>` (one trailing newline dropped).
+ * Setting both, or a file that cannot be read or is empty, is a configuration error.
+ */
+export function readSecretFiles(
+  env: NodeJS.ProcessEnv,
+  names: readonly string[],
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  const problems: string[] = [];
+  for (const name of new Set(names)) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === "") continue;
+    if ((env[name] ?? "") !== "") {
+      problems.push(`${name}: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    let value: string;
+    try {
+      value = readFileSync(file, "utf8").replace(/\r?\n$/, "");
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code ?? "error";
+      problems.push(`${name}_FILE: cannot read ${file} (${code})`);
+      continue;
+    }
+    if (value === "") problems.push(`${name}_FILE: ${file} is empty`);
+    else out[name] = value;
+  }
+  if (problems.length > 0) throw new ConfigError("environment", problems);
+  return out;
+}
+
+/** Secrets written in the configuration file: refused, with where they belong instead. */
+export function secretsInFile(file: RawConfig): string[] {
+  const problems: string[] = [];
+  const api = file.api;
+  if (typeof api === "object" && api !== null && "key" in api) {
+    problems.push(
+      "api.key: a secret is not read from the file: set PGCP_API_KEY (or PGCP_API_KEY_FILE)",
+    );
+  }
+  const sinks = Array.isArray(file.sinks) ? (file.sinks as unknown[]) : [];
+  sinks.forEach((sink, i) => {
+    if (typeof sink !== "object" || sink === null) return;
+    for (const key of ["url", "secret"] as const) {
+      if (key in sink) {
+        problems.push(
+          `sinks[${i}].${key}: a secret is not read from the file: name an environment variable in ${key}Env`,
+        );
+      }
+    }
+  });
+  return problems;
+}
