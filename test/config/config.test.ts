@@ -47,7 +47,7 @@ describe("configuration", () => {
 
   it("applies file, then environment, then flags", async () => {
     const file = await fileWith(
-      "api:\n  url: http://file.example/api/v2\n  key: from-file\nprojects: [a-1]\npoll:\n  interval: 1m\n",
+      "api:\n  url: http://file.example/api/v2\nprojects: [a-1]\npoll:\n  interval: 1m\n",
     );
     const config = await loadConfig({
       file,
@@ -58,6 +58,14 @@ describe("configuration", () => {
     expect(config.api.key).toBe("from-env");
     expect(config.poll.interval).toBe(10);
     expect(config.projects).toEqual(["a-1"]);
+  });
+
+  it("refuses an API key written in the file, whatever the environment holds", async () => {
+    const file = await fileWith("api:\n  key: from-file\nprojects: [a-1]\n");
+    const problems = await problemsOf(loadConfig({ file, env: { PGCP_API_KEY: "from-env" } }));
+    expect(problems).toEqual([
+      "api.key: a secret is not read from the file: set PGCP_API_KEY (or PGCP_API_KEY_FILE)",
+    ]);
   });
 
   it("lists every problem by its path", async () => {
