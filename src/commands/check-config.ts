@@ -5,7 +5,7 @@
  * failed, 2 the configuration is invalid.
  */
 import { createApiClient, type ApiClient } from "../api/index.js";
-import type { Config } from "../config/index.js";
+import { displayUrl, type Config } from "../config/index.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./index.js";
 
@@ -26,7 +26,7 @@ export const checkConfigCommand: Command = {
     const { config, sinks } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
     out("configuration is valid");
-    out(`  api:       ${config.api.url}`);
+    out(`  api:       ${displayUrl(config.api.url)}`);
     out(
       `  projects:  ${config.projects === "all" ? "all (discovered)" : config.projects.join(", ")}`,
     );
@@ -81,16 +81,10 @@ async function checkProjects(
   return failures;
 }
 
-/** Where state lives, never showing a password. */
+/** Where state lives, never showing a user, password or parameter of its URL. */
 function describeState(config: Config): string {
   if (config.state.url === undefined) return `${config.state.dir} (files)`;
-  try {
-    const url = new URL(config.state.url);
-    url.password = "";
-    return `${url.toString()} (Postgres, leases of ${config.state.leaseDuration} s)`;
-  } catch {
-    return "Postgres (URL not shown)";
-  }
+  return `${displayUrl(config.state.url)} (Postgres, leases of ${config.state.leaseDuration} s)`;
 }
 
 function describe(error: unknown): string {

@@ -7,3 +7,4 @@ export * from "./duration.js";
 export * from "./load.js";
 export * from "./sinks.js";
 export * from "./secret-files.js";
+export * from "./display-url.js";

@@ -15,7 +15,7 @@ import {
   type NotifierObserver,
   type OutboxOwner,
 } from "../alerts/index.js";
-import type { Config, ResolvedSink } from "../config/index.js";
+import { displayUrl, type Config, type ResolvedSink } from "../config/index.js";
 import {
   LeaseManager,
   LeasedStateStore,
@@ -465,7 +465,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       log.info(
         {
           projects: syncs.size,
-          api: config.api.url,
+          api: displayUrl(config.api.url),
           sinks: sinks.map((s) => s.sink.name),
           ...(store instanceof PostgresStateStore ? { store: store.location } : {}),
           ...(leases === undefined ? {} : { replica: leases.replicaId }),

@@ -13,6 +13,7 @@
  * names only, the API URL without credentials or query, and free texts from outside (operation
  * errors, poll errors) pass through a redactor that knows the secrets, as a last line of defence.
  */
+import { displayUrl } from "../config/display-url.js";
 import { isEndStatus } from "../contract/index.js";
 import type { DaemonObserver } from "../daemon/observer.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
@@ -618,20 +619,6 @@ class NewestFirst<T> {
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message === "" ? error.name : error.message;
   return String(error);
-}
-
-/** The URL without user, password, query or fragment (the API URL is shown, never a key). */
-export function displayUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    url.username = "";
-    url.password = "";
-    url.search = "";
-    url.hash = "";
-    return url.href;
-  } catch {
-    return "(not a valid URL)";
-  }
 }
 
 /** Control characters (other than tab and newline) would garble the page: replaced. */

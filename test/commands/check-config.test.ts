@@ -114,6 +114,22 @@ it("reads each secret from the file a _FILE variable names, as mounted secrets a
   );
 });
 
+it("shows the API address without the credentials or token it may carry", async () => {
+  const url = new URL(sim.apiUrl);
+  url.username = "robot";
+  url.password = "pw-in-url-1234";
+  url.search = "?token=tok-in-url-5678";
+  const run = await cli(["check-config", "--projects", projectId, "--connect"], {
+    PGCP_API_KEY: sim.apiKey,
+    PGCP_API_URL: url.href,
+  });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(`api:       ${sim.apiUrl}`);
+  for (const secret of ["robot", "pw-in-url-1234", "tok-in-url-5678"]) {
+    expect(run.stdout + run.stderr).not.toContain(secret);
+  }
+});
+
 it("refuses a listen address whose port cannot exist", async () => {
   const run = await cli(["check-config", "--projects", projectId, "--listen", ":99999"], {
     PGCP_API_KEY: sim.apiKey,
@@ -139,7 +155,7 @@ it("shows a Postgres state URL without its password", async () => {
     PGCP_STATE_URL: "postgres://pgcp:pw-secret-42@db.internal:5432/pgcp",
   });
   expect(run.code).toBe(0);
-  expect(run.stdout).toContain("postgres://pgcp@db.internal:5432/pgcp (Postgres");
+  expect(run.stdout).toContain("postgres://db.internal:5432/pgcp (Postgres");
   expect(run.stdout + run.stderr).not.toContain("pw-secret-42");
 });
 

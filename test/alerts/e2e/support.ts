@@ -35,7 +35,20 @@ export const SECRETS = {
   hookPath: "/hooks/HOOKPATHSECRET91d0?token=HOOKQUERYSECRET5e77",
   signing: "SIGNINGSECRET-e2e-0c44aa",
   authorization: "Bearer HEADERSECRET-e2e-8a1f3b",
+  /** Credentials and a token a proxy in front of the API may want in its address. */
+  apiUrlUser: "URLUSERSECRET-e2e-31",
+  apiUrlPassword: "URLPASSWORDSECRET-e2e-42",
+  apiUrlToken: "URLTOKENSECRET-e2e-53",
 } as const;
+
+/** The simulator's API address with the credentials and token above in it. */
+export function apiUrlWithSecrets(sim: TestSimulator): string {
+  const url = new URL(sim.apiUrl);
+  url.username = SECRETS.apiUrlUser;
+  url.password = SECRETS.apiUrlPassword;
+  url.search = `?token=${SECRETS.apiUrlToken}`;
+  return url.href;
+}
 
 export const SECRET_PIECES: readonly string[] = [
   SECRETS.apiKey,
@@ -44,6 +57,9 @@ export const SECRET_PIECES: readonly string[] = [
   "HOOKQUERYSECRET5e77",
   SECRETS.signing,
   "HEADERSECRET-e2e-8a1f3b",
+  SECRETS.apiUrlUser,
+  SECRETS.apiUrlPassword,
+  SECRETS.apiUrlToken,
 ];
 
 /** The secrets (case-insensitively) found in `text`, with where they were found. */
@@ -259,7 +275,7 @@ export function exporterSettings(
 ): RawConfig {
   return {
     api: {
-      url: sim.apiUrl,
+      url: apiUrlWithSecrets(sim),
       key: sim.apiKey,
       requestsPerMinute: 600_000,
       burstPerSecond: 10_000,
