@@ -91,9 +91,17 @@ function parseJson(text: string): JsonResult {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    // V8's message quotes part of the body; keep it short.
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: reason.length > 120 ? `${reason.slice(0, 120)}…` : reason };
+    // V8's message quotes the body, which may echo a secret (a proxy that repeats the request's
+    // Authorization header): say only where the body stops being JSON, and how long it is.
+    const message = error instanceof Error ? error.message : "";
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const where =
+      position !== undefined
+        ? `invalid at byte ${position}`
+        : /end of (JSON )?input|Unterminated/i.test(message)
+          ? "cut short"
+          : "invalid from its start";
+    return { ok: false, reason: `${where} (${text.length} bytes, not quoted)` };
   }
 }
 

@@ -42,7 +42,23 @@ describe("interpretResponse", () => {
           status: 200,
           code: "invalid_json",
         });
-        expect(result.failure.detail).toMatch(/^body is not JSON: /);
+        expect(result.failure.detail).toMatch(/^body is not JSON: (empty body|.* bytes, not quoted\))$/);
+      }
+    }
+  });
+
+  it("never quotes the body, which may echo a secret, in the reason", () => {
+    // A proxy that answers with the request's own Authorization header.
+    for (const text of [
+      "Bearer sk_live_0123456789abcdef",
+      '{"echo": "Bearer sk_live_0123456789',
+      "<p>sk_live_0123456789abcdef</p>",
+    ]) {
+      const result = interpretResponse(respond(200, text), operationsPageSchema, NOW);
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.failure.code).toBe("invalid_json");
+        expect(result.failure.detail).not.toMatch(/sk_live|Bearer|0123456/);
       }
     }
   });
