@@ -7,7 +7,8 @@ import {
   endpointsResponseSchema,
   operationResponseSchema,
   operationsPageSchema,
-  projectsPageSchema,
+  projectListItemSchema,
+  projectsPageEntriesSchema,
   type CreateEndpointRequest,
   type Endpoint,
   type EndpointOperationsResponse,
@@ -43,6 +44,17 @@ export interface WalkParams {
   readonly startCursor?: string;
 }
 
+/** An entry of the projects list that is not a usable project (a malformed id, say). */
+export interface SkippedProject {
+  /** Its `id` as sent, cut to 100 characters and JSON-quoted; `(none)` without one. */
+  readonly id: string;
+  /** What is wrong with it: the first schema issue. */
+  readonly problem: string;
+}
+
+/** A page of the projects list: the usable projects, and the entries skipped. */
+export type ProjectsPageRead = ProjectsPage & { readonly skipped: readonly SkippedProject[] };
+
 export type NewEndpoint = CreateEndpointRequest["endpoint"];
 export type EndpointChanges = UpdateEndpointRequest["endpoint"];
 
@@ -60,11 +72,17 @@ export interface ApiClient {
     options?: CallOptions,
   ): AsyncGenerator<OperationsPage, void, undefined>;
   getOperation(projectId: string, operationId: string, options?: CallOptions): Promise<Operation>;
-  /** One page of the projects the API key can see. */
-  listProjects(page?: Partial<PageParams>, options?: CallOptions): Promise<ProjectsPage>;
-  /** Every project the API key can see, page by page (`limit` per request, default 10). */
+  /**
+   * One page of the projects the API key can see. An entry that is not a usable project is
+   * skipped (in `skipped`), not a failure of the page.
+   */
+  listProjects(page?: Partial<PageParams>, options?: CallOptions): Promise<ProjectsPageRead>;
+  /**
+   * Every project the API key can see, page by page (`limit` per request, default 10); each
+   * entry skipped goes to `onSkipped`.
+   */
   allProjects(
-    walk?: Partial<WalkParams>,
+    walk?: Partial<WalkParams> & { readonly onSkipped?: (skipped: SkippedProject) => void },
     options?: CallOptions,
   ): AsyncGenerator<ProjectListItem, void, undefined>;
   listEndpoints(projectId: string, options?: CallOptions): Promise<Endpoint[]>;
@@ -117,7 +135,6 @@ export interface ApiClient {
 const endpointResponseSchema = z.object({ endpoint: endpointSchema });
 
 const operationCount = (page: OperationsPage): number => page.operations.length;
-const projectCount = (page: ProjectsPage): number => page.projects.length;
 
 export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
   const options = resolveOptions(clientOptions);
@@ -164,15 +181,23 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
   const listProjects: ApiClient["listProjects"] = async (page, callOptions) => {
     const limit = page?.limit ?? PROJECTS_LIMIT.default;
     checkLimit("projects", limit, PROJECTS_LIMIT);
-    return call({
+    const read = await call({
       route: "listProjects",
       method: "GET",
       path: paths.projects(),
       query: { limit, cursor: page?.cursor },
-      schema: projectsPageSchema,
-      check: pageIsConsistent(page?.cursor, limit, projectCount),
+      schema: projectsPageEntriesSchema,
+      check: pageIsConsistent(page?.cursor, limit, (p) => p.projects.length),
       signal: callOptions?.signal,
     });
+    const projects: ProjectListItem[] = [];
+    const skipped: SkippedProject[] = [];
+    for (const entry of read.projects) {
+      const parsed = projectListItemSchema.safeParse(entry);
+      if (parsed.success) projects.push(parsed.data);
+      else skipped.push(skippedProject(entry, parsed.error));
+    }
+    return { ...read, projects, skipped };
   };
 
   /** The calls that change an endpoint all answer `{endpoint, operations}`. */
@@ -211,11 +236,14 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       checkLimit("projects", limit, PROJECTS_LIMIT);
       const pages = walkPages(
         (cursor) => listProjects(withCursor({ limit }, cursor), callOptions),
-        projectCount,
+        (page) => page.projects.length + page.skipped.length,
         limit,
         walk?.startCursor,
       );
-      for await (const page of pages) yield* page.projects;
+      for await (const page of pages) {
+        for (const skipped of page.skipped) walk?.onSkipped?.(skipped);
+        yield* page.projects;
+      }
     },
     async listEndpoints(projectId, callOptions) {
       const body = await call({
@@ -298,6 +326,21 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       deps.limiter.close();
       await deps.transport.close();
     },
+  };
+}
+
+function skippedProject(entry: unknown, error: z.ZodError): SkippedProject {
+  const id = (entry as { id?: unknown } | null)?.id;
+  const issue = error.issues[0];
+  return {
+    id:
+      id === undefined
+        ? "(none)"
+        : JSON.stringify((typeof id === "string" ? id : JSON.stringify(id)).slice(0, 100)),
+    problem:
+      issue === undefined
+        ? "does not match the schema"
+        : `${issue.path.map(String).join(".") || "(entry)"}: ${issue.message}`,
   };
 }
 

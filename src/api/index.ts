@@ -10,6 +10,8 @@ export {
   type EndpointChanges,
   type NewEndpoint,
   type PageParams,
+  type ProjectsPageRead,
+  type SkippedProject,
   type WalkParams,
 } from "./client.js";
 export { DEFAULT_BASE_URL, type ApiClientOptions } from "./options.js";

@@ -22,5 +22,14 @@ export const projectsPageSchema = z.object({
 });
 export type ProjectsPage = z.infer<typeof projectsPageSchema>;
 
+/**
+ * `GET /projects` as a client reads it: the page's shape is checked, each entry on its own, so
+ * that one entry the exporter cannot use does not cost it every other project of the page.
+ */
+export const projectsPageEntriesSchema = z.object({
+  projects: z.array(z.unknown()),
+  pagination: paginationSchema.optional(),
+});
+
 /** The bounds and default of the `limit` query parameter of the projects list. */
 export const PROJECTS_LIMIT = { min: 1, max: 400, default: 10 } as const;

@@ -7,7 +7,13 @@
  * and delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
 import { setMaxListeners } from "node:events";
-import { ApiError, createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
+import {
+  ApiError,
+  createApiClient,
+  type ApiClient,
+  type ApiClientEvents,
+  type SkippedProject,
+} from "../api/index.js";
 import {
   Notifier,
   alertHook,
@@ -391,7 +397,15 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const discover = async (): Promise<boolean> => {
     try {
       const ids: string[] = [];
-      for await (const project of client.allProjects({ limit: 400 })) ids.push(project.id);
+      const onSkipped = (skipped: SkippedProject) => {
+        log.warn(
+          { project: skipped.id, problem: skipped.problem },
+          "project discovery skipped an entry that is not a usable project; the others are watched",
+        );
+      };
+      for await (const project of client.allProjects({ limit: 400, onSkipped })) {
+        ids.push(project.id);
+      }
       await setProjects(ids);
       log.info({ projects: ids.length }, "projects discovered");
       return true;

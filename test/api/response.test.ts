@@ -42,7 +42,9 @@ describe("interpretResponse", () => {
           status: 200,
           code: "invalid_json",
         });
-        expect(result.failure.detail).toMatch(/^body is not JSON: (empty body|.* bytes, not quoted\))$/);
+        expect(result.failure.detail).toMatch(
+          /^body is not JSON: (empty body|.* bytes, not quoted\))$/,
+        );
       }
     }
   });

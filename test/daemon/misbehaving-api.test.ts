@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { DOCUMENTED_OPERATION_ACTIONS } from "../../src/contract/index.js";
+import { startRewritingProxy } from "../support/rewriting-proxy.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
 
@@ -263,5 +264,33 @@ describe("records that claim too much", () => {
     expect(
       await e.value("pgcp_operations_total", { project: p.id, action: "apply_config" }),
     ).toBeUndefined();
+  });
+});
+
+describe("a projects list with entries that are not projects", () => {
+  it("watches every usable project and skips the others with a warning", async (ctx) => {
+    const projects = [await project(), await project()];
+    // Behind a proxy that adds two broken entries to every page of the projects list.
+    const proxy = await startRewritingProxy(sim.apiUrl, (path, body) => {
+      if (!path.endsWith("/projects")) return undefined;
+      const page = body as { projects: unknown[] };
+      return {
+        ...page,
+        projects: [{ id: "Not_A_Project!", name: "broken" }, ...page.projects, { name: "no id" }],
+      };
+    });
+    ctx.onTestFinished(() => proxy.close());
+    const e = await exporter(ctx, { api: { url: proxy.apiUrl }, projects: "all" });
+    await allCommitted(
+      e,
+      projects.map((p) => p.id),
+    );
+    const skipped = e.logs
+      .lines()
+      .filter((l) => String(l.msg).startsWith("project discovery skipped an entry"));
+    expect(skipped.map((l) => l.project)).toEqual(['"Not_A_Project!"', "(none)"]);
+    expect(String(skipped[0]?.problem)).toContain("id:");
+    expect(e.exporter.daemon.projects()).toEqual(expect.arrayContaining(projects.map((p) => p.id)));
+    expect(e.exporter.daemon.projects()).not.toContain("Not_A_Project!");
   });
 });
