@@ -287,7 +287,7 @@ describe("a projects list with entries that are not projects", () => {
     );
     const skipped = e.logs
       .lines()
-      .filter((l) => String(l.msg).startsWith("project discovery skipped an entry"));
+      .filter((l) => l.msg.startsWith("project discovery skipped an entry"));
     expect(skipped.map((l) => l.project)).toEqual(['"Not_A_Project!"', "(none)"]);
     expect(String(skipped[0]?.problem)).toContain("id:");
     expect(e.exporter.daemon.projects()).toEqual(expect.arrayContaining(projects.map((p) => p.id)));
