@@ -19,12 +19,17 @@ const HELP = `usage: pgcp-exporter demo [options]
 Runs a simulated control plane with live traffic and the exporter against it.
 
 options:
-  --listen ADDR     address of the exporter's HTTP server (default 127.0.0.1:9642)
+  --listen ADDR     address of the exporter's HTTP server (env PGCP_LISTEN; default
+                    127.0.0.1:9642)
   --projects N      simulated projects (default 5)
   --seed S          seed of the simulated traffic (default 1)
   --log-level L     exporter log level (default info)`;
 
 const DEMO_KEY = "demo-key";
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
 
 export const demoCommand: Command = {
   name: "demo",
@@ -77,21 +82,35 @@ export const demoCommand: Command = {
           projects: "all",
           discoveryInterval: 10,
           state: { dir: stateDir },
-          listen: values.listen ?? "127.0.0.1:9642",
+          listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
           poll: { interval: 5, fastInterval: 2, endpointsInterval: 10 },
           log: { level: values["log-level"] ?? "info" },
         },
       ]);
     } catch (error) {
       await simulator.close();
+      await rm(stateDir, { recursive: true, force: true });
       if (!(error instanceof ConfigError)) throw error;
       process.stderr.write(`pgcp-exporter demo: ${error.message}\n`);
       return 2;
     }
     const printer = await startAlertPrinter((line) => process.stderr.write(line + "\n"));
-    const exporter = await startExporter(config, {
-      env: { PGCP_WEBHOOK_URL: printer.url, PGCP_WEBHOOK_SECRET: printer.secret },
-    });
+    let exporter;
+    try {
+      exporter = await startExporter(config, {
+        env: { PGCP_WEBHOOK_URL: printer.url, PGCP_WEBHOOK_SECRET: printer.secret },
+      });
+    } catch (error) {
+      // Nothing is left behind: not the simulator, the printer, nor the state directory.
+      await printer.close();
+      await simulator.close();
+      await rm(stateDir, { recursive: true, force: true });
+      // A port in use says which, and how to choose another (--listen or PGCP_LISTEN).
+      process.stderr.write(
+        `pgcp-exporter demo: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      return 1;
+    }
     process.stderr.write(
       [
         "",

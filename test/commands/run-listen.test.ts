@@ -1,9 +1,10 @@
 /**
- * `pgcp-exporter run` that cannot have its address, as the built command against the
- * simulator: it exits 1 at once with one line naming the address and the reason, before it
- * polls anything, and leaves its state directory free for the next run.
+ * `pgcp-exporter run` and `demo` that cannot have their address, as the built command: each exits
+ * 1 at once with one line naming the address and the reason, before it polls anything; `run`
+ * leaves its state directory free for the next run, `demo` leaves no temporary folder behind.
  */
 import { existsSync } from "node:fs";
+import { mkdir, readdir } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -65,4 +66,16 @@ it("exits 1 on a port in use, naming the address and the reason, having polled n
   expect(lines.some((l) => l.msg === "exporter started")).toBe(false);
   // The state directory is not left locked.
   expect(existsSync(path.join(stateDir, LOCK_FILE))).toBe(false);
+});
+
+it("demo honours PGCP_LISTEN, says which port is taken and how to choose another, and cleans up", async () => {
+  const tmp = path.join(dir, "tmp");
+  await mkdir(tmp, { recursive: true });
+  const result = await runCli(["demo"], { PGCP_LISTEN: `127.0.0.1:${port}`, TMPDIR: tmp });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(
+    `pgcp-exporter demo: cannot listen on 127.0.0.1:${port}: the address is in use by another process (choose another with --listen or PGCP_LISTEN)`,
+  );
+  expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  expect(await readdir(tmp)).toEqual([]);
 });
