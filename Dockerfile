@@ -17,7 +17,8 @@ ARG REVISION=""
 ENV NODE_ENV=production PGCP_BUILD_REVISION=${REVISION}
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# pino-pretty (pretty terminal logs) is optional and left out: the image logs JSON lines.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config ./config
 COPY dashboards ./dashboards
@@ -27,7 +28,10 @@ VOLUME ["/var/lib/pgcp-exporter"]
 ENV PGCP_STATE_DIR=/var/lib/pgcp-exporter
 USER node
 EXPOSE 9642
+# Follows PGCP_LISTEN (a listen address set only in a config file must be set there too).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9642/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/healthcheck.js"]
+# Node handles SIGTERM and SIGINT itself as PID 1; `docker run --init` adds a minimal init
+# that also reaps any child process.
 ENTRYPOINT ["node", "dist/cli.js"]
 CMD ["run"]

@@ -3,8 +3,12 @@
  * when asked or when standard output is a terminal. Secrets never reach it: the API client's
  * errors hold no key, sinks never log, and configuration is never logged whole.
  */
+import { createRequire } from "node:module";
 import { pino, type Logger } from "pino";
-import pretty from "pino-pretty";
+import type { PrettyOptions } from "pino-pretty";
+
+/** pino-pretty, loaded only when pretty output is asked for; optional in production images. */
+type Pretty = (options: PrettyOptions) => NodeJS.WritableStream;
 
 export type { Logger };
 
@@ -24,7 +28,8 @@ export function createLogger(
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
-  if (human) {
+  const pretty = human ? loadPretty() : undefined;
+  if (pretty !== undefined) {
     return pino(
       options,
       pretty({
@@ -34,7 +39,22 @@ export function createLogger(
       }),
     );
   }
-  return pino(options, out);
+  const logger = pino(options, out);
+  if (human && format === "pretty") {
+    logger.warn(
+      "pretty logs need the optional package pino-pretty, which is not installed: JSON lines instead",
+    );
+  }
+  return logger;
+}
+
+function loadPretty(): Pretty | undefined {
+  try {
+    const loaded = createRequire(import.meta.url)("pino-pretty") as Pretty | { default: Pretty };
+    return typeof loaded === "function" ? loaded : loaded.default;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The fields of an error worth logging: message, and the API error's route, status, code, id. */
