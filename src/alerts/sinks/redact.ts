@@ -8,13 +8,20 @@ const MIN_SECRET_LENGTH = 6;
 
 export type Redactor = (text: string) => string;
 
-/** Replaces every occurrence (any case) of any of `secrets` with `[redacted]`. */
+/**
+ * Replaces every occurrence (any case) of any of `secrets` with `[redacted]`: the value as a
+ * whole, where it stands on its own, not a word that merely contains it (a path segment
+ * `redirect` does not turn "redirects are not followed" into "[redacted]s are not followed").
+ */
 export function createRedactor(secrets: readonly string[]): Redactor {
   const pieces = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
     (a, b) => b.length - a.length,
   );
   if (pieces.length === 0) return (text) => text;
-  const pattern = new RegExp(pieces.map(escapeRegExp).join("|"), "gi");
+  const pattern = new RegExp(
+    `(?<![A-Za-z0-9_])(?:${pieces.map(escapeRegExp).join("|")})(?![A-Za-z0-9_])`,
+    "gi",
+  );
   return (text) => text.replace(pattern, "[redacted]");
 }
 
