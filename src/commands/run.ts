@@ -64,6 +64,7 @@ export async function startExporter(
     sinks: sinks.map((s) => ({ name: s.config.name, kind: s.config.kind })),
     notReadyReason: ready.reason,
     secrets: statusPageSecrets(config.api.key, sinks),
+    ...(config.status.page === "off" ? {} : { detail: config.status.page }),
   });
   const running = createDaemon(config, {
     logger,
@@ -88,7 +89,7 @@ export async function startExporter(
         notReadyReason: () =>
           metricsServed ? ready.reason() : "the committed state is being loaded",
         metricsServed: () => metricsServed,
-        routes: { "/": statusPage.handler },
+        routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
       });
     });
   } catch (error) {

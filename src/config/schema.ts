@@ -204,6 +204,14 @@ export const configSchema = z
         (sinks) => new Set(sinks.map((s) => s.name)).size === sinks.length,
         "sink names must be unique",
       ),
+    /**
+     * The status page at `/`: `full` (projects, failures, the outbox and dead letters, with ids
+     * and error texts), `summary` (counts only), or `off` (no page).
+     */
+    status: z
+      .object({ page: z.enum(["off", "summary", "full"]).default("full") })
+      .strict()
+      .default({ page: "full" }),
     metrics: z
       .object({
         /** Also export the duration histogram per project (multiplies its series). */

@@ -101,7 +101,8 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function renderStatusPage(view: StatusView): string {
+export function renderStatusPage(view: StatusView, detail: "summary" | "full" = "full"): string {
+  const full = detail === "full";
   const reason = view.notReadyReason;
   const readiness =
     reason === undefined
@@ -119,14 +120,12 @@ export function renderStatusPage(view: StatusView): string {
 <body>
 <header>
 <h1>pgcp-exporter <small id="version">${escapeHtml(view.version)}</small></h1>
-<p>API <code id="api-url">${escapeHtml(view.apiUrl)}</code> · ${readiness} · generated ${time(view.generatedAtMs)}</p>
+<p>${full ? `API <code id="api-url">${escapeHtml(view.apiUrl)}</code> · ` : ""}${readiness} · generated ${time(view.generatedAtMs)}</p>
 <nav><a href="metrics">/metrics</a><a href="healthz">/healthz</a><a href="readyz">/readyz</a></nav>
 </header>
 <main>
-${renderDiscovery(view)}${renderSummary(view)}
-${renderProjects(view)}
-${renderOutbox(view)}
-${renderDeadLetters(view)}
+${full ? renderDiscovery(view) : ""}${renderSummary(view)}
+${full ? `${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}` : `<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
 </main>
 <footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
 </body>

@@ -30,7 +30,15 @@ export interface StatusPageOptions {
   readonly secrets?: readonly string[];
   readonly now?: () => number;
   readonly limits?: Partial<StatusLimits>;
+  /**
+   * `full` (the default): projects, failures, the outbox and dead letters, with ids and error
+   * texts. `summary`: the counts only, with no project id, text from outside or API address.
+   */
+  readonly detail?: StatusDetail;
 }
+
+/** How much the page shows (`status.page`; `off` serves no page at all). */
+export type StatusDetail = "summary" | "full";
 
 export interface StatusPage {
   /** Subscribe it to the daemon (`createDaemon({ observers })`). */
@@ -70,7 +78,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
     handler: (req, res) => {
       let body: string;
       try {
-        body = renderStatusPage(view());
+        body = renderStatusPage(view(), options.detail ?? "full");
       } catch {
         res
           .writeHead(500, {
