@@ -31,6 +31,7 @@ import {
   projectStateSchema,
   type ProjectState,
 } from "./project-state.js";
+import { describe, isNotFound, syncDirectory } from "./fs-primitives.js";
 
 const SUFFIX = ".state.json";
 /**
@@ -186,29 +187,4 @@ export function parseState(file: string, text: string, projectId: string): Proje
     throw new StateFileError(file, "corrupt", `state file does not match its format (${where})`);
   }
   return parsed.data;
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * The file does not exist. ENOTDIR counts too: a path through a regular file (a state directory
- * that could not be created) holds no state file, so there is nothing to block the project on;
- * its commits fail and are reported instead.
- */
-function isNotFound(cause: unknown): boolean {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
-
-function describe(cause: unknown): string {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return code === undefined ? message : `${code}: ${message}`;
 }

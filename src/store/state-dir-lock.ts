@@ -32,6 +32,7 @@ import { link, open, readdir, rm, stat, utimes } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
+import { describe, isNotFound, syncDirectory } from "./fs-primitives.js";
 
 /** The lock file's name in the state directory. */
 export const LOCK_FILE = ".pgcp-exporter.lock";
@@ -536,24 +537,4 @@ async function removeTemporaries(directory: string, staleMs: number): Promise<vo
   } catch {
     // Left for the next holder: such a file is never taken for a lock.
   }
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-function isNotFound(cause: unknown): boolean {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
-
-function describe(cause: unknown): string {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return code === undefined ? message : `${code}: ${message}`;
 }
