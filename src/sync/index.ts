@@ -1,7 +1,9 @@
 /**
  * The sync engine: turns a project's newest-first, cursor-paged, mutable operations log into
  * an exact stream of transitions and the next state to commit. `tracker.ts` holds the pure
- * accounting rules, `poll.ts` the walk, `project-sync.ts` the load-poll-commit step.
+ * accounting rules, `walk.ts` the cursor walk and the checks of its answers, `record-bounds.ts`
+ * what is kept of a record, `poll.ts` one poll (walk, follow-ups, the next checkpoint), and
+ * `project-sync.ts` the load-poll-commit step.
  */
 export * from "./transitions.js";
 export * from "./tracker.js";

@@ -106,7 +106,7 @@ export interface PollResult {
 /** A tracked operation as it travels through one poll, with the page cursor it was read at. */
 type Followed = TrackedOperation & { readonly cursor?: string | undefined };
 
-/** Handler for each record a walk reads; `placement` is relative to the walk's floor. */
+/** Handler for each record read; `fresh` when the walk found it new (see `walkLog`). */
 type RecordVisitor = (record: Operation, pageCursor: string | undefined, fresh: boolean) => void;
 
 export async function poll(
