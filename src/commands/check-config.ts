@@ -5,7 +5,7 @@
  * failed, 2 the configuration is invalid.
  */
 import { createApiClient, type ApiClient } from "../api/index.js";
-import { displayUrl, type Config } from "../config/index.js";
+import { displayUrl, type Config, type WebSecurity } from "../config/index.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./index.js";
 
@@ -23,7 +23,7 @@ export const checkConfigCommand: Command = {
   async run(argv) {
     const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"]);
     if (loaded.kind === "exit") return loaded.code;
-    const { config, sinks } = loaded;
+    const { config, sinks, web } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
     out("configuration is valid");
     out(`  api:       ${displayUrl(config.api.url)}`);
@@ -31,7 +31,7 @@ export const checkConfigCommand: Command = {
       `  projects:  ${config.projects === "all" ? "all (discovered)" : config.projects.join(", ")}`,
     );
     out(`  state:     ${describeState(config)}`);
-    out(`  listen:    ${config.listen}`);
+    out(`  listen:    ${config.listen} (${describeWeb(config, web)})`);
     out(
       `  sinks:     ${sinks.length === 0 ? "none (no alerts)" : sinks.map((s) => `${s.config.name} (${s.config.kind})`).join(", ")}`,
     );
@@ -79,6 +79,21 @@ async function checkProjects(
     }
   }
   return failures;
+}
+
+/** How the HTTP server is reached: HTTP or HTTPS, and who must log in. */
+function describeWeb(config: Config, web: WebSecurity | undefined): string {
+  if (web === undefined) return "http, open to all";
+  const parts = [web.tls === undefined ? "http" : "https"];
+  if (web.tls !== undefined && web.tls.clientAuth !== "NoClientCert") {
+    parts.push(`client certificates: ${web.tls.clientAuth}`);
+  }
+  if (web.users.size === 0) parts.push("open to all");
+  else {
+    parts.push(`basic auth for ${web.users.size} user${web.users.size === 1 ? "" : "s"}`);
+    if (config.web.healthWithoutAuth) parts.push("/healthz and /readyz open");
+  }
+  return parts.join(", ");
 }
 
 /** Where state lives, never showing a user, password or parameter of its URL. */

@@ -13,7 +13,9 @@ import {
   SECRET_VARIABLES,
   type Config,
   type RawConfig,
+  loadWebConfig,
   type ResolvedSink,
+  type WebSecurity,
 } from "../config/index.js";
 
 export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file (see config/pgcp-exporter.example.yaml)
@@ -21,6 +23,9 @@ export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file
   --projects LIST      comma-separated project ids, or "all" (env PGCP_PROJECTS)
   --state-dir DIR      where project state files live (env PGCP_STATE_DIR; default ./state)
   --listen ADDR        host:port or :port of the HTTP server (env PGCP_LISTEN; default :9642)
+  --web.config.file FILE
+                       TLS and basic auth for the HTTP server, in the Prometheus exporters'
+                       web configuration format (env PGCP_WEB_CONFIG_FILE; default none)
   --poll-interval SEC  base poll interval (env PGCP_POLL_INTERVAL; default 30)
   --log-level LEVEL    trace, debug, info, warn, error (env PGCP_LOG_LEVEL; default info)
   --log-format FORMAT  json, pretty, or auto (pretty in a terminal; the default)
@@ -35,6 +40,7 @@ const CONFIG_FLAGS = {
   projects: { type: "string" },
   "state-dir": { type: "string" },
   listen: { type: "string" },
+  "web.config.file": { type: "string" },
   "poll-interval": { type: "string" },
   "log-level": { type: "string" },
   "log-format": { type: "string" },
@@ -49,6 +55,7 @@ const FLAG_FOR: Readonly<Record<string, string>> = {
   projects: "--projects",
   "state.dir": "--state-dir",
   listen: "--listen",
+  "web.configFile": "--web.config.file",
   "poll.interval": "--poll-interval",
   "log.level": "--log-level",
   "log.format": "--log-format",
@@ -69,6 +76,9 @@ function overridesFrom(values: FlagValues): RawConfig {
   if (typeof values.projects === "string") out.projects = parseProjectList(values.projects);
   if (typeof values["state-dir"] === "string") out.state = { dir: values["state-dir"] };
   if (typeof values.listen === "string") out.listen = values.listen;
+  if (typeof values["web.config.file"] === "string") {
+    out.web = { configFile: values["web.config.file"] };
+  }
   if (typeof values["poll-interval"] === "string") {
     out.poll = { interval: values["poll-interval"] };
   }
@@ -79,19 +89,27 @@ function overridesFrom(values: FlagValues): RawConfig {
   return out;
 }
 
+/** Everything a command runs with, read from the file, the environment and the flags. */
+export interface Settings {
+  readonly config: Config;
+  readonly sinks: ResolvedSink[];
+  /** The web configuration file's TLS and users, when `web.configFile` names one. */
+  readonly web: WebSecurity | undefined;
+}
+
 export type LoadedFromArgs =
-  | {
+  | (Settings & {
       readonly kind: "loaded";
-      readonly config: Config;
-      readonly sinks: ResolvedSink[];
       readonly flags: FlagValues;
-    }
+      /** Reads the settings again from the same flags, as they stand now (SIGHUP). */
+      readonly reload: () => Promise<Settings>;
+    })
   | { readonly kind: "exit"; readonly code: number };
 
 /**
  * Parses the command line (the configuration flags plus `extra` boolean flags), loads and
- * validates the configuration and the sinks' secrets. Prints usage or problems and answers
- * an exit code when it cannot.
+ * validates the configuration, the sinks' secrets and the web configuration. Prints usage or
+ * problems and answers an exit code when it cannot.
  */
 export async function loadFromArgs(
   command: string,
@@ -115,21 +133,29 @@ export async function loadFromArgs(
     process.stdout.write(help + "\n");
     return { kind: "exit", code: 0 };
   }
+  const reload = () => loadSettings(values, env);
   try {
-    const file = typeof values.config === "string" ? values.config : undefined;
-    // A secret may come from a file a variable names (PGCP_API_KEY_FILE), as mounted secrets do.
-    const withSecrets = readSecretFiles(env, SECRET_VARIABLES);
-    const config = await loadConfig({
-      file,
-      env: withSecrets,
-      overrides: overridesFrom(values),
-      overrideOrigin: flagFor,
-    });
-    const sinks = resolveSinks(config, readSecretFiles(withSecrets, sinkVariables(config)));
-    return { kind: "loaded", config, sinks, flags: values };
+    return { kind: "loaded", ...(await reload()), flags: values, reload };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`pgcp-exporter: ${error.message}\n`);
     return { kind: "exit", code: 2 };
   }
+}
+
+/** The settings the flags and `env` give; a ConfigError lists every problem. */
+async function loadSettings(values: FlagValues, env: NodeJS.ProcessEnv): Promise<Settings> {
+  const file = typeof values.config === "string" ? values.config : undefined;
+  // A secret may come from a file a variable names (PGCP_API_KEY_FILE), as mounted secrets do.
+  const withSecrets = readSecretFiles(env, SECRET_VARIABLES);
+  const config = await loadConfig({
+    file,
+    env: withSecrets,
+    overrides: overridesFrom(values),
+    overrideOrigin: flagFor,
+  });
+  const sinks = resolveSinks(config, readSecretFiles(withSecrets, sinkVariables(config)));
+  const web =
+    config.web.configFile === undefined ? undefined : await loadWebConfig(config.web.configFile);
+  return { config, sinks, web };
 }

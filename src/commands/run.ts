@@ -3,7 +3,13 @@
  * starts the HTTP server and the scheduler, and on SIGTERM/SIGINT stops polling (a poll in
  * flight is abandoned without a commit), closes the server and exits 0.
  */
-import { resolveSinks, type Config, type ResolvedSink } from "../config/index.js";
+import {
+  loadWebConfig,
+  resolveSinks,
+  type Config,
+  type ResolvedSink,
+  type WebSecurity,
+} from "../config/index.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
@@ -36,11 +42,21 @@ export interface RunningExporter {
 /** Starts the exporter for a validated configuration (also used by the demo and tests). */
 export async function startExporter(
   config: Config,
-  opts: { logger?: Logger; env?: NodeJS.ProcessEnv; sinks?: readonly ResolvedSink[] } = {},
+  opts: {
+    logger?: Logger;
+    env?: NodeJS.ProcessEnv;
+    sinks?: readonly ResolvedSink[];
+    /** The web configuration; by default read from `web.configFile`, if set. */
+    web?: WebSecurity | undefined;
+  } = {},
 ): Promise<RunningExporter> {
   const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.format);
   // Throws a ConfigError naming a missing variable (never a secret's value).
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
+  const web =
+    "web" in opts || config.web.configFile === undefined
+      ? opts.web
+      : await loadWebConfig(config.web.configFile);
   // The metrics render before the daemon exists (their first rendering is built at once).
   const started: { daemon?: Daemon } = {};
   const metrics = createExporterMetrics({
@@ -90,6 +106,8 @@ export async function startExporter(
           metricsServed ? ready.reason() : "the committed state is being loaded",
         metricsServed: () => metricsServed,
         routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
+        security: web,
+        healthWithoutAuth: config.web.healthWithoutAuth,
       });
     });
   } catch (error) {
@@ -124,11 +142,11 @@ export const runCommand: Command = {
   async run(argv) {
     const loaded = await loadFromArgs("run", HELP, argv);
     if (loaded.kind === "exit") return loaded.code;
-    const { config, sinks } = loaded;
+    const { config, sinks, web } = loaded;
     const logger = createLogger(config.log.level, undefined, config.log.format);
     let exporter: RunningExporter;
     try {
-      exporter = await startExporter(config, { logger, sinks });
+      exporter = await startExporter(config, { logger, sinks, web });
     } catch (error) {
       logger.fatal(errorFields(error), "exporter could not start");
       return 1;

@@ -8,3 +8,4 @@ export * from "./load.js";
 export * from "./sinks.js";
 export * from "./secret-files.js";
 export * from "./display-url.js";
+export * from "./web-config.js";

@@ -193,6 +193,19 @@ export const configSchema = z
         "the port must be 0..65535",
       )
       .default(":9642"),
+    /** Who may reach the HTTP server: TLS and basic auth from a web configuration file. */
+    web: z
+      .object({
+        /**
+         * The web configuration file (the exporter toolkit's format): TLS certificate and key,
+         * basic-auth users with bcrypt hashes. None: plain HTTP, open to all.
+         */
+        configFile: z.string().min(1).optional(),
+        /** Answer /healthz and /readyz without basic auth, for probes that cannot log in. */
+        healthWithoutAuth: z.boolean().default(false),
+      })
+      .strict()
+      .default({ healthWithoutAuth: false }),
     poll: pollSchema.default(pollSchema.parse({})),
     stuck: stuckSchema.default(stuckSchema.parse({})),
     alerts: alertsSchema.default(alertsSchema.parse({})),

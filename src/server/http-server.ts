@@ -1,10 +1,16 @@
 /**
  * The exporter's HTTP server: `/metrics` (a cached rendering, so a scrape writes a buffer),
  * `/healthz` (the process is alive) and `/readyz` (state loaded and at least one successful
- * poll), following kube-state-metrics' conventions. It holds no business logic.
+ * poll), following kube-state-metrics' conventions. With a web configuration it serves HTTPS
+ * and asks for basic auth (on every path, or on all but the health endpoints). It holds no
+ * business logic.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer, type Server as TlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { SecureContextOptions } from "node:tls";
+import type { TlsSettings, WebSecurity } from "../config/index.js";
+import { createAccessGuard, type AccessGuard } from "./access.js";
 
 export interface Exposition {
   /** The current rendering of every metric, and its content type. */
@@ -24,13 +30,25 @@ export interface ServerOptions {
   readonly metricsServed?: () => boolean;
   /** Extra routes (the status page), tried after the built-in ones. */
   readonly routes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
+  /** TLS, users and headers from the web configuration file; none serves plain HTTP to all. */
+  readonly security?: WebSecurity | undefined;
+  /** Answer `/healthz` and `/readyz` without authentication (for probes that cannot log in). */
+  readonly healthWithoutAuth?: boolean;
 }
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /**
+   * Applies a re-read web configuration to the next requests (certificates, users, headers).
+   * Turning TLS on or off, or changing how client certificates are asked for, needs a restart:
+   * that throws, and the running configuration stays.
+   */
+  updateSecurity(security: WebSecurity | undefined): void;
   close(): Promise<void>;
 }
+
+const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /** The server could not listen on its address; the message says why and what to do. */
 export class ListenError extends Error {
@@ -69,8 +87,29 @@ export function parseListen(listen: string): { host: string | undefined; port: n
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const server: Server = createServer((req, res) => {
+  let security = options.security;
+  let guard: AccessGuard | undefined = security && createAccessGuard(security);
+
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of Object.entries(security?.headers ?? {})) res.setHeader(name, value);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (guard === undefined || (options.healthWithoutAuth === true && HEALTH_PATHS.has(path))) {
+      route(req, res, path);
+      return;
+    }
+    void guard.check(req).then((decision) => {
+      if (decision.allowed) {
+        route(req, res, path);
+        return;
+      }
+      if (decision.status === 401) {
+        res.setHeader("www-authenticate", 'Basic realm="pgcp-exporter", charset="UTF-8"');
+      }
+      res.writeHead(decision.status, { "content-type": "text/plain" }).end(`${decision.reason}\n`);
+    });
+  };
+
+  const route = (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (req.method !== "GET" && req.method !== "HEAD") {
       res
         .writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" })
@@ -94,11 +133,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (reason === undefined) res.writeHead(200, { "content-type": "text/plain" }).end("OK\n");
       else res.writeHead(503, { "content-type": "text/plain" }).end(`not ready: ${reason}\n`);
     } else {
-      const route = options.routes?.[path];
-      if (route !== undefined) route(req, res);
+      const extra = options.routes?.[path];
+      if (extra !== undefined) extra(req, res);
       else res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
     }
-  });
+  };
+
+  const tls = security?.tls;
+  const server: Server | TlsServer =
+    tls === undefined
+      ? createServer(answer)
+      : createTlsServer({ ...secureContext(tls), ...clientCertificates(tls) }, answer);
   server.keepAliveTimeout = 65_000;
   const { host, port } = parseListen(options.listen);
   await new Promise<void>((resolve, reject) => {
@@ -113,9 +158,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const scheme = tls === undefined ? "http" : "https";
   return {
-    url: `http://${shownHost === "[::]" || shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${address.port}`,
+    url: `${scheme}://${shownHost === "[::]" || shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${address.port}`,
     port: address.port,
+    updateSecurity(next) {
+      const before = security?.tls;
+      const after = next?.tls;
+      if ((before === undefined) !== (after === undefined)) {
+        throw new Error("turning TLS on or off needs a restart");
+      }
+      if (before !== undefined && after !== undefined) {
+        if (before.clientAuth !== after.clientAuth) {
+          throw new Error("changing tls_server_config.client_auth_type needs a restart");
+        }
+        (server as TlsServer).setSecureContext(secureContext(after));
+      }
+      security = next;
+      guard = next && createAccessGuard(next);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
@@ -123,5 +184,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
         server.closeAllConnections();
       }),
+  };
+}
+
+function secureContext(tls: TlsSettings): SecureContextOptions {
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    minVersion: tls.minVersion,
+    maxVersion: tls.maxVersion,
+    ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+  };
+}
+
+/** The handshake's part of client_auth_type; the rest is checked per request (access.ts). */
+function clientCertificates(tls: TlsSettings): {
+  requestCert: boolean;
+  rejectUnauthorized: boolean;
+} {
+  return {
+    requestCert: tls.clientAuth !== "NoClientCert",
+    rejectUnauthorized: tls.clientAuth === "RequireAndVerifyClientCert",
   };
 }

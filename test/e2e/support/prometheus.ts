@@ -8,11 +8,20 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { tempDir, waitFor } from "./exporter.js";
 
-export interface PrometheusOptions {
+/** One scrape job: its targets, and how to reach them when they ask for TLS or a login. */
+export interface ScrapeJob {
+  readonly job: string;
   /** `host:port` of each target of the job. */
   readonly targets: readonly string[];
-  readonly job: string;
+  /** HTTPS, trusting the certificates of this file. */
+  readonly caFile?: string;
+  readonly basicAuth?: { readonly username: string; readonly password: string };
+}
+
+export interface PrometheusOptions extends ScrapeJob {
   readonly scrapeIntervalSeconds: number;
+  /** More jobs, with the same interval. */
+  readonly extraJobs?: readonly ScrapeJob[];
 }
 
 /** One series of a query answer: its labels and its samples as [seconds, value]. */
@@ -58,11 +67,32 @@ function configYaml(options: PrometheusOptions): string {
     `  scrape_interval: ${interval}`,
     `  scrape_timeout: ${interval}`,
     "scrape_configs:",
-    `  - job_name: ${JSON.stringify(options.job)}`,
-    "    static_configs:",
-    `      - targets: [${options.targets.map((t) => JSON.stringify(t)).join(", ")}]`,
+    ...[options, ...(options.extraJobs ?? [])].flatMap(jobYaml),
     "",
   ].join("\n");
+}
+
+function jobYaml(job: ScrapeJob): string[] {
+  const lines = [
+    `  - job_name: ${JSON.stringify(job.job)}`,
+    "    static_configs:",
+    `      - targets: [${job.targets.map((t) => JSON.stringify(t)).join(", ")}]`,
+  ];
+  if (job.caFile !== undefined) {
+    lines.push(
+      "    scheme: https",
+      "    tls_config:",
+      `      ca_file: ${JSON.stringify(job.caFile)}`,
+    );
+  }
+  if (job.basicAuth !== undefined) {
+    lines.push(
+      "    basic_auth:",
+      `      username: ${JSON.stringify(job.basicAuth.username)}`,
+      `      password: ${JSON.stringify(job.basicAuth.password)}`,
+    );
+  }
+  return lines;
 }
 
 /** Starts Prometheus and waits until it is ready; a port taken meanwhile is tried again. */
