@@ -1,12 +1,13 @@
 /**
- * System binaries the end-to-end tests need (`promtool`, `prometheus`), both from Debian's
- * `prometheus` package, which CI installs (`.ci/run`). Without them a test fails under CI and
- * is skipped elsewhere, with a message that names the package.
+ * System binaries tests need: `promtool` and `prometheus`, both from Debian's `prometheus`
+ * package, and others named with their package (`kubectl`, from `kubernetes-client`), which CI
+ * installs (`.ci/run`). Without them a test fails under CI and is skipped elsewhere, with a
+ * message that names the package.
  */
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 
-/** The package that ships both binaries. */
+/** The package that ships `promtool` and `prometheus`. */
 export const DEBIAN_PACKAGE = "prometheus";
 
 /** The absolute path of `name` on PATH, or undefined when it is not there. */
@@ -24,19 +25,23 @@ export function findBinary(name: string): string | undefined {
   return undefined;
 }
 
-/** What a test says when `name` is missing. */
-export function missingMessage(name: string): string {
-  return `${name} is not on PATH (Debian package \`${DEBIAN_PACKAGE}\`)`;
+/** What a test says when `name`, from Debian's package `debianPackage`, is missing. */
+export function missingMessage(name: string, debianPackage = DEBIAN_PACKAGE): string {
+  return `${name} is not on PATH (Debian package \`${debianPackage}\`)`;
 }
 
 /**
  * The path of `name`; when it is missing, throws under CI (`CI=true`) and otherwise skips the
  * running test through `skip` (vitest's `ctx.skip`), which does not return.
  */
-export function requireBinary(name: string, skip: (note: string) => never): string {
+export function requireBinary(
+  name: string,
+  skip: (note: string) => never,
+  debianPackage = DEBIAN_PACKAGE,
+): string {
   const found = findBinary(name);
   if (found !== undefined) return found;
-  const missing = missingMessage(name);
+  const missing = missingMessage(name, debianPackage);
   if (process.env.CI === "true") throw new Error(`${missing}: CI must install it`);
   return skip(`${missing}: skipped`);
 }
