@@ -55,7 +55,9 @@ interface SinkState {
 }
 
 export class Notifier {
-  private readonly sinks: SinkState[];
+  private sinks: SinkState[];
+  /** Set while the sinks are being replaced: no new message starts. */
+  private swapping = false;
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -83,7 +85,7 @@ export class Notifier {
 
   /** Looks at every sink once; a sink with a message in flight is skipped. */
   tick(): void {
-    if (this.abort.signal.aborted) return;
+    if (this.abort.signal.aborted || this.swapping) return;
     for (const state of this.sinks) {
       if (state.busy) continue;
       state.busy = true;
@@ -92,6 +94,35 @@ export class Notifier {
       });
       this.running.add(run);
       void run.finally(() => this.running.delete(run));
+    }
+  }
+
+  /**
+   * Delivers to `next` from now on (a reload). Messages in flight finish first, so that no alert
+   * is sent twice at once; a sink kept by name keeps its pace and its backoff. Alerts pending
+   * for a sink no longer configured stay in the outboxes (the status page lists them), and are
+   * delivered if a sink of that name comes back.
+   */
+  async setSinks(
+    next: readonly { readonly sink: Sink; readonly policy: SinkPolicy }[],
+  ): Promise<void> {
+    this.swapping = true;
+    try {
+      await this.idle();
+      const previous = this.sinks;
+      this.sinks = next.map(({ sink, policy }) => {
+        const kept = previous.find((s) => s.sink.name === sink.name);
+        return {
+          sink,
+          policy,
+          busy: false,
+          notBeforeMs: kept?.notBeforeMs ?? 0,
+          backoff: kept?.backoff ?? new Map(),
+        };
+      });
+      await Promise.all(previous.map((s) => s.sink.close()));
+    } finally {
+      this.swapping = false;
     }
   }
 

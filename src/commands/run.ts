@@ -1,10 +1,13 @@
 /**
  * `pgcp-exporter run`: the exporter daemon. Loads the configuration (file, environment, flags),
- * starts the HTTP server and the scheduler, and on SIGTERM/SIGINT stops polling (a poll in
- * flight is abandoned without a commit), closes the server and exits 0.
+ * starts the HTTP server and the scheduler, reloads the configuration on SIGHUP, and on
+ * SIGTERM/SIGINT stops polling (a poll in flight is abandoned without a commit), closes the
+ * server and exits 0.
  */
 import {
+  ConfigError,
   loadWebConfig,
+  planReload,
   resolveSinks,
   type Config,
   type ResolvedSink,
@@ -17,16 +20,20 @@ import {
   createStatusPage,
   startServer,
   statusPageSecrets,
+  statusPageSinks,
   type RunningServer,
 } from "../server/index.js";
 import { PACKAGE, REVISION } from "../version.js";
-import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
+import { CONFIG_FLAGS_HELP, loadFromArgs, type Settings } from "./config-flags.js";
 import type { Command } from "./index.js";
 
 const HELP = `usage: pgcp-exporter run [options]
 
 Watches the operations log of each configured project, serves Prometheus metrics and the
-status page, and sends failure alerts to the configured sinks.
+status page, and sends failure alerts to the configured sinks. SIGHUP reloads the
+configuration: projects, sinks and routing, alert rules, stuck thresholds, the log level and
+the web configuration apply at once; other changed settings are named in the log and wait for
+a restart. A configuration that is not valid is refused and the running one kept.
 
 options:
 ${CONFIG_FLAGS_HELP}`;
@@ -36,8 +43,18 @@ export interface RunningExporter {
   readonly metrics: ExporterMetrics;
   readonly server: RunningServer;
   readonly logger: Logger;
+  /**
+   * Reads the settings with `load` and applies their live part (see `planReload`); one reload
+   * at a time. A load or an application that fails keeps the running configuration. The
+   * outcome is logged and shown in `pgcp_config_last_reload_successful`.
+   */
+  reload(load: () => Promise<Settings>): Promise<ReloadOutcome>;
   stop(): Promise<void>;
 }
+
+export type ReloadOutcome =
+  | { readonly ok: true; readonly restartNeeded: readonly string[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Starts the exporter for a validated configuration (also used by the demo and tests). */
 export async function startExporter(
@@ -59,6 +76,7 @@ export async function startExporter(
       : await loadWebConfig(config.web.configFile);
   // The metrics render before the daemon exists (their first rendering is built at once).
   const started: { daemon?: Daemon } = {};
+  const loads = { lastReloadSuccessful: true, lastSuccessMs: Date.now() };
   const metrics = createExporterMetrics({
     version: PACKAGE.version,
     revision: REVISION,
@@ -68,6 +86,7 @@ export async function startExporter(
     limiterTokens: () => started.daemon?.client.limiterStats().tokensRemaining,
     scheduler: () => started.daemon?.scheduler,
     leases: () => started.daemon?.leases,
+    configLoads: () => loads,
     onError: (error) => {
       logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
     },
@@ -77,7 +96,7 @@ export async function startExporter(
     source: () => started.daemon,
     version: PACKAGE.version,
     apiUrl: config.api.url,
-    sinks: sinks.map((s) => ({ name: s.config.name, kind: s.config.kind })),
+    sinks: statusPageSinks(sinks),
     notReadyReason: ready.reason,
     secrets: statusPageSecrets(config.api.key, sinks),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
@@ -123,11 +142,62 @@ export async function startExporter(
   await metrics.refresh();
   metricsServed = true;
   logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
+
+  let current = config;
+  let reloading: Promise<unknown> = Promise.resolve();
+  const apply = async (next: Settings): Promise<readonly string[]> => {
+    const plan = planReload(current, next.config);
+    // The one step that may refuse (TLS turned on or off) comes first: nothing changes then.
+    server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
+    logger.level = plan.config.log.level;
+    statusPage.setSinks(statusPageSinks(next.sinks), statusPageSecrets(config.api.key, next.sinks));
+    await running.reconfigure(plan.config, next.sinks);
+    current = plan.config;
+    return plan.restartNeeded;
+  };
+  const reloadOnce = async (load: () => Promise<Settings>): Promise<ReloadOutcome> => {
+    let outcome: ReloadOutcome;
+    try {
+      const restartNeeded = await apply(await load());
+      outcome = { ok: true, restartNeeded };
+    } catch (error) {
+      outcome = {
+        ok: false,
+        problems: error instanceof ConfigError ? [...error.problems] : [(error as Error).message],
+      };
+    }
+    loads.lastReloadSuccessful = outcome.ok;
+    if (outcome.ok) {
+      loads.lastSuccessMs = Date.now();
+      logger.info(
+        { projects: running.projects().length, sinks: current.sinks.length },
+        "configuration reloaded",
+      );
+      if (outcome.restartNeeded.length > 0) {
+        logger.warn(
+          { settings: outcome.restartNeeded },
+          "these settings changed but take effect only after a restart; they keep their running values",
+        );
+      }
+    } else {
+      logger.error(
+        { problems: outcome.problems },
+        "configuration reload failed; the running configuration is kept",
+      );
+    }
+    await metrics.refresh();
+    return outcome;
+  };
   return {
     daemon: running,
     metrics,
     server,
     logger,
+    reload(load) {
+      const result = reloading.then(() => reloadOnce(load));
+      reloading = result;
+      return result;
+    },
     async stop() {
       await running.stop();
       await server.close();
@@ -156,7 +226,12 @@ export const runCommand: Command = {
       const done = (error: Error | undefined) => {
         process.off("SIGTERM", onSignal);
         process.off("SIGINT", onSignal);
+        process.off("SIGHUP", onHangup);
         resolve(error);
+      };
+      const onHangup = () => {
+        logger.info({ signal: "SIGHUP" }, "reloading the configuration");
+        void exporter.reload(loaded.reload);
       };
       const onSignal = (signal: NodeJS.Signals) => {
         logger.info({ signal }, "shutting down");
@@ -164,6 +239,7 @@ export const runCommand: Command = {
       };
       process.on("SIGTERM", onSignal);
       process.on("SIGINT", onSignal);
+      process.on("SIGHUP", onHangup);
       void exporter.daemon.failed.then(done);
     });
     if (failure !== undefined) {

@@ -9,3 +9,4 @@ export * from "./sinks.js";
 export * from "./secret-files.js";
 export * from "./display-url.js";
 export * from "./web-config.js";
+export * from "./reload-plan.js";

@@ -63,8 +63,8 @@ export interface Daemon {
   readonly client: ApiClient;
   readonly scheduler: Scheduler;
   readonly store: StateStore;
-  /** Delivers the outboxes' alerts; undefined when no sink is configured. */
-  readonly notifier: Notifier | undefined;
+  /** Delivers the outboxes' alerts to the configured sinks (none: it has nothing to do). */
+  readonly notifier: Notifier;
   /** Shares the projects with other replicas; undefined with the file store. */
   readonly leases: LeaseManager | undefined;
   /**
@@ -84,6 +84,12 @@ export interface Daemon {
    * scheduler's tick and discovery.
    */
   start(ready?: () => Promise<void>): Promise<void>;
+  /**
+   * Applies a reloaded configuration's live settings (`planReload`): the watched projects and
+   * discovery, the sinks, alert rules and routing, stuck thresholds. Polls in flight finish
+   * under the settings they started with.
+   */
+  reconfigure(next: Config, sinks: readonly ResolvedSink[]): Promise<void>;
   /** Stops polling (a poll in flight is abandoned without a commit) and releases everything. */
   stop(): Promise<void>;
 }
@@ -130,7 +136,9 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     ...(deps.apiEvents === undefined ? {} : { events: deps.apiEvents }),
   });
   const store = deps.store ?? createStore(config, log);
-  const pollOptions = pollOptionsFrom(config, deps.sinks);
+  let pollOptions = pollOptionsFrom(config, deps.sinks);
+  /** The live settings (a reload changes them); the rest of `config` stays as started. */
+  let live = { projects: config.projects, discoveryInterval: config.discoveryInterval };
   const syncs = new Map<string, ProjectSync>();
   /** What the notifier drains: the syncs, or with leases, views gated on each lease. */
   const owners = new Map<string, OutboxOwner>();
@@ -138,19 +146,19 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const tokens = new Map<string, number>();
   /** Each project's poll in flight, for a handover to wait for. */
   const inFlight = new Map<string, Promise<unknown>>();
-  const sinks = createSinks(deps.sinks ?? []);
-  const notifier =
-    sinks.length === 0
-      ? undefined
-      : new Notifier({
-          sinks,
-          projects: () => owners.values(),
-          logger: log,
-          now,
-          ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
-        });
+  let sinkNames = (deps.sinks ?? []).map((s) => s.config.name);
+  const notifier = new Notifier({
+    sinks: createSinks(deps.sinks ?? []),
+    projects: () => owners.values(),
+    logger: log,
+    now,
+    ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
+  });
 
-  const deliveryMs = Math.max(0, ...(deps.sinks ?? []).map((s) => s.config.timeout * 1000)) + 2_000;
+  /** How long a delivery (and its acknowledgement) may take, by the slowest sink's timeout. */
+  const deliveryTime = (sinks: readonly ResolvedSink[]) =>
+    Math.max(0, ...sinks.map((s) => s.config.timeout * 1000)) + 2_000;
+  let deliveryMs = deliveryTime(deps.sinks ?? []);
   const leases =
     store instanceof PostgresStateStore
       ? new LeaseManager({
@@ -163,7 +171,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
             await inFlight.get(projectId)?.catch(() => undefined);
             // A delivery of the project's alerts chosen before it was dropped ends within its
             // sink's timeout, with its acknowledgement shortly after.
-            if (notifier !== undefined) await Promise.race([notifier.idle(), delay(deliveryMs)]);
+            await Promise.race([notifier.idle(), delay(deliveryMs)]);
           },
           logger: log,
           ...(deps.leaseObserver === undefined ? {} : { observer: deps.leaseObserver }),
@@ -227,7 +235,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
             "the alert outbox is full; new alerts were dropped",
           );
         }
-        if (result.alerts.length > 0) notifier?.tick();
+        if (result.alerts.length > 0) notifier.tick();
         logTransitions(projectId, result.transitions);
         for (const { kind, count, example } of result.anomalies) {
           log.warn(
@@ -406,6 +414,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       for await (const project of client.allProjects({ limit: 400, onSkipped })) {
         ids.push(project.id);
       }
+      // A reload to a list of projects (or a stop) while this discovery ran: the list wins.
+      if (live.projects !== "all") return true;
       await setProjects(ids);
       log.info({ projects: ids.length }, "projects discovered");
       return true;
@@ -418,10 +428,21 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const scheduleDiscovery = (ok: boolean) => {
     // After a failure, try again soon; after a success, at the configured interval.
     const delay = ok
-      ? config.discoveryInterval * 1000
-      : Math.min(10_000, config.discoveryInterval * 1000);
-    discoveryTimer = setTimeout(() => void discover().then(scheduleDiscovery), delay);
+      ? live.discoveryInterval * 1000
+      : Math.min(10_000, live.discoveryInterval * 1000);
+    if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
+    discoveryTimer = setTimeout(() => {
+      discoveryTimer = undefined;
+      void discover().then((done) => {
+        // A reload to a list of projects stops discovery.
+        if (live.projects === "all") scheduleDiscovery(done);
+      });
+    }, delay);
     discoveryTimer.unref();
+  };
+  const stopDiscovery = () => {
+    if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
+    discoveryTimer = undefined;
   };
 
   return {
@@ -470,27 +491,44 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           throw error;
         }
       }
-      if (config.projects === "all") scheduleDiscovery(await discover());
-      else await setProjects(config.projects);
+      if (live.projects === "all") scheduleDiscovery(await discover());
+      else await setProjects(live.projects);
       // The first heartbeat claims this replica's share before polling starts.
       await leases?.start();
       scheduler.start();
-      notifier?.start();
+      notifier.start();
       log.info(
         {
           projects: syncs.size,
           api: displayUrl(config.api.url),
-          sinks: sinks.map((s) => s.sink.name),
+          sinks: sinkNames,
           ...(store instanceof PostgresStateStore ? { store: store.location } : {}),
           ...(leases === undefined ? {} : { replica: leases.replicaId }),
         },
         "exporter started",
       );
     },
+    async reconfigure(next, sinks) {
+      pollOptions = pollOptionsFrom(next, sinks);
+      for (const sync of syncs.values()) sync.setOptions(pollOptions);
+      await notifier.setSinks(createSinks(sinks));
+      sinkNames = sinks.map((s) => s.config.name);
+      deliveryMs = deliveryTime(sinks);
+      const before = live;
+      live = { projects: next.projects, discoveryInterval: next.discoveryInterval };
+      if (live.projects === "all") {
+        if (before.projects !== "all") scheduleDiscovery(await discover());
+        else if (before.discoveryInterval !== live.discoveryInterval) scheduleDiscovery(true);
+      } else {
+        stopDiscovery();
+        await setProjects(live.projects);
+      }
+    },
     async stop() {
-      if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
+      stopDiscovery();
+      live = { ...live, projects: [] };
       await scheduler.stop();
-      await notifier?.stop();
+      await notifier.stop();
       // Released at once, so that the other replicas take the projects over without waiting.
       await leases?.stop();
       await store.close();

@@ -21,7 +21,7 @@ import {
 } from "./exposition.js";
 import { registerCatalogue } from "./families.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
-import type { LeaseProbe, SchedulerProbe } from "./projection.js";
+import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projection.js";
 import { ProjectViews } from "./project-views.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 
@@ -36,6 +36,8 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly scheduler?: () => SchedulerProbe | undefined;
   /** The lease manager, once it exists (`() => daemon?.leases`; Postgres state store only). */
   readonly leases?: () => LeaseProbe | undefined;
+  /** How the configuration was last (re)loaded. */
+  readonly configLoads?: () => ConfigLoadProbe;
   /**
    * Hears renderings that fail (a bug); the previous rendering keeps being served. Without it,
    * the failure becomes a process warning.
@@ -77,6 +79,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       limiterTokens: options.limiterTokens,
       scheduler: options.scheduler,
       leases: options.leases,
+      configLoads: options.configLoads,
     },
   });
   // The exporter's own families first, then the process's.

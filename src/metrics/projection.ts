@@ -51,6 +51,15 @@ export interface RuntimeProbes {
   readonly scheduler?: (() => SchedulerProbe | undefined) | undefined;
   /** The lease manager (Postgres state store only). */
   readonly leases?: (() => LeaseProbe | undefined) | undefined;
+  /** How the configuration was last (re)loaded. */
+  readonly configLoads?: (() => ConfigLoadProbe) | undefined;
+}
+
+/** The outcome of the last configuration load (the start, or a SIGHUP reload). */
+export interface ConfigLoadProbe {
+  readonly lastReloadSuccessful: boolean;
+  /** Epoch milliseconds of the last successful load. */
+  readonly lastSuccessMs: number;
 }
 
 export interface ProjectionInput {

@@ -1,6 +1,6 @@
 /**
  * Families read from the running process when a rendering is built: the scheduler's intervals
- * and stretch, the rate limiter's tokens and the build.
+ * and stretch, the rate limiter's tokens, the configuration's last reload and the build.
  */
 import type { Lane } from "../scheduler/budget.js";
 import type { Projections } from "./projection.js";
@@ -25,6 +25,16 @@ export const runtimeProjections = {
   *pgcp_api_rate_limit_tokens({ runtime }) {
     const tokens = runtime.limiterTokens?.();
     if (tokens !== undefined) yield { labels: {}, value: tokens };
+  },
+
+  *pgcp_config_last_reload_successful({ runtime }) {
+    const loads = runtime.configLoads?.();
+    if (loads !== undefined) yield { labels: {}, value: loads.lastReloadSuccessful ? 1 : 0 };
+  },
+
+  *pgcp_config_last_reload_success_timestamp_seconds({ runtime }) {
+    const loads = runtime.configLoads?.();
+    if (loads !== undefined) yield { labels: {}, value: loads.lastSuccessMs / 1000 };
   },
 
   *pgcp_build_info({ runtime }) {

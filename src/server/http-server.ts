@@ -40,11 +40,11 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   /**
-   * Applies a re-read web configuration to the next requests (certificates, users, headers).
-   * Turning TLS on or off, or changing how client certificates are asked for, needs a restart:
-   * that throws, and the running configuration stays.
+   * Applies a re-read web configuration to the next requests (certificates, users, headers,
+   * whether the health endpoints ask for a login). Turning TLS on or off, or changing how
+   * client certificates are asked for, needs a restart: that throws, and nothing changes.
    */
-  updateSecurity(security: WebSecurity | undefined): void;
+  updateAccess(security: WebSecurity | undefined, healthWithoutAuth: boolean): void;
   close(): Promise<void>;
 }
 
@@ -88,12 +88,13 @@ export function parseListen(listen: string): { host: string | undefined; port: n
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let security = options.security;
+  let healthWithoutAuth = options.healthWithoutAuth === true;
   let guard: AccessGuard | undefined = security && createAccessGuard(security);
 
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(security?.headers ?? {})) res.setHeader(name, value);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    if (guard === undefined || (options.healthWithoutAuth === true && HEALTH_PATHS.has(path))) {
+    if (guard === undefined || (healthWithoutAuth && HEALTH_PATHS.has(path))) {
       route(req, res, path);
       return;
     }
@@ -162,7 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url: `${scheme}://${shownHost === "[::]" || shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${address.port}`,
     port: address.port,
-    updateSecurity(next) {
+    updateAccess(next, nextHealthWithoutAuth) {
       const before = security?.tls;
       const after = next?.tls;
       if ((before === undefined) !== (after === undefined)) {
@@ -176,6 +177,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       security = next;
       guard = next && createAccessGuard(next);
+      healthWithoutAuth = nextHealthWithoutAuth;
     },
     close: () =>
       new Promise<void>((resolve) => {

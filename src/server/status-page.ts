@@ -47,6 +47,11 @@ export interface StatusPage {
   view(): StatusView;
   /** The route handler for `/`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Shows reloaded sinks from now on. Their secrets are added to those never shown; the former
+   * ones stay among them, since texts kept from before may hold them.
+   */
+  setSinks(sinks: StatusPageOptions["sinks"], secrets: readonly string[]): void;
 }
 
 const NO_PROJECTS: StatusSource = { projects: () => [], project: () => undefined };
@@ -59,14 +64,16 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       ? {}
       : { failuresKept: options.limits.failuresKept }),
   });
-  const redact = createRedactor((options.secrets ?? []).filter((s) => s !== ""));
+  let secrets = (options.secrets ?? []).filter((s) => s !== "");
+  let redact = createRedactor(secrets);
+  let sinks = options.sinks;
   const view = (): StatusView =>
     statusView({
       source: options.source() ?? NO_PROJECTS,
       tracker,
       version: options.version,
       apiUrl: options.apiUrl,
-      sinks: options.sinks,
+      sinks,
       notReadyReason: options.notReadyReason,
       redact,
       now,
@@ -75,6 +82,11 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
   return {
     observer: tracker,
     view,
+    setSinks(next, nextSecrets) {
+      sinks = next;
+      secrets = [...new Set([...secrets, ...nextSecrets.filter((s) => s !== "")])];
+      redact = createRedactor(secrets);
+    },
     handler: (req, res) => {
       let body: string;
       try {
@@ -128,4 +140,11 @@ export function statusPageSecrets(
     }
   }
   return out;
+}
+
+/** What the page shows of the configured sinks: names and kinds, never their URLs. */
+export function statusPageSinks(
+  sinks: readonly { readonly config: { readonly name: string; readonly kind: string } }[],
+): { name: string; kind: string }[] {
+  return sinks.map((s) => ({ name: s.config.name, kind: s.config.kind }));
 }

@@ -60,9 +60,14 @@ export class ProjectSync {
     readonly projectId: string,
     private readonly store: StateStore,
     private readonly source: OperationsSource,
-    private readonly options: PollOptions,
+    private options: PollOptions,
     private readonly outboxLimit?: number,
   ) {}
+
+  /** Polls from the next one on with `options` (a reload: alert rules, routing, thresholds). */
+  setOptions(options: PollOptions): void {
+    this.options = options;
+  }
 
   get status(): ProjectStatus {
     return this.current;

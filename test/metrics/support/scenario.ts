@@ -27,6 +27,7 @@ export const PROBES = {
     targetProjects: 2,
     lastHeartbeatMs: T0_MS,
   }),
+  configLoads: () => ({ lastReloadSuccessful: false, lastSuccessMs: T0_MS }),
 };
 
 export function feedEverything(metrics: ExporterMetrics): void {
