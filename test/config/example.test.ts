@@ -1,22 +1,74 @@
+/**
+ * The example configuration (config/pgcp-exporter.example.yaml) as an operator meets it: as
+ * written it passes `check-config` with only PGCP_API_KEY set and states exactly the defaults
+ * (but for the placeholder project id), and each block after a "# Example:" line is a valid
+ * setting once uncommented.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { parse } from "yaml";
 import { loadConfig, resolveSinks } from "../../src/config/index.js";
+import { runCli } from "../support/run-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../config/pgcp-exporter.example.yaml", import.meta.url));
 
-it("the example configuration is valid and states every default", async () => {
+/** The file with every "# Example:" block uncommented (a block: the comment lines after it). */
+export function uncommentExamples(text: string): { text: string; blocks: number } {
+  const lines = text.split("\n");
+  let blocks = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const marker = /^(\s*)# Example:$/.exec(lines[i] ?? "");
+    if (marker === null) continue;
+    const indent = marker[1] ?? "";
+    blocks += 1;
+    lines[i] = "";
+    for (let j = i + 1; j < lines.length; j++) {
+      const line = lines[j] ?? "";
+      if (!line.startsWith(`${indent}# `) && line !== `${indent}#`) break;
+      lines[j] = indent + line.slice(indent.length + 2);
+    }
+  }
+  return { text: lines.join("\n"), blocks };
+}
+
+it("passes check-config as written with only PGCP_API_KEY set", async () => {
+  const run = await runCli(["check-config", "--config", EXAMPLE], { PGCP_API_KEY: "k" });
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("configuration is valid");
+  expect(run.stdout).toMatch(/sinks: +none/);
+});
+
+it("states every default, and only defaults but for the project id", async () => {
+  const env = { PGCP_API_KEY: "k" };
+  const example = await loadConfig({ file: EXAMPLE, env });
+  const defaults = await loadConfig({ env: { ...env, PGCP_PROJECTS: "my-project-123456" } });
+  expect(example).toEqual(defaults);
+  // Every setting is written out, an example at least.
+  const written = parse(uncommentExamples(await readFile(EXAMPLE, "utf8")).text) as Record<
+    string,
+    unknown
+  >;
+  expect(Object.keys(written).sort()).toEqual(Object.keys(defaults).sort());
+});
+
+it("has examples that are valid once uncommented", async () => {
+  const { text, blocks } = uncommentExamples(await readFile(EXAMPLE, "utf8"));
+  expect(blocks).toBeGreaterThanOrEqual(4);
+  const file = path.join(await tempDir("pgcp-example-"), "uncommented.yaml");
+  await writeFile(file, text);
   const env = {
     PGCP_API_KEY: "k",
     PGCP_SLACK_WEBHOOK_URL: "https://hooks.slack.example/services/T/B/X",
     PGCP_WEBHOOK_URL: "https://hooks.example/pgcp",
     PGCP_WEBHOOK_SECRET: "s",
   };
-  const example = await loadConfig({ file: EXAMPLE, env });
-  expect(resolveSinks(example, env).map((s) => s.config.name)).toEqual(["slack", "oncall-webhook"]);
-  // What the example writes out equals the defaults, except where it shows a non-default use.
-  const defaults = await loadConfig({ env: { ...env, PGCP_PROJECTS: "my-project-123456" } });
-  expect({ ...example, sinks: [], alerts: { ...example.alerts, link: undefined } }).toEqual({
-    ...defaults,
-    alerts: { ...defaults.alerts, link: undefined },
-  });
+  const config = await loadConfig({ file, env });
+  expect(resolveSinks(config, env).map((s) => s.config.name)).toEqual(["slack", "oncall-webhook"]);
+  expect(config.state.url).toMatch(/^postgres:\/\//);
+  expect(config.web.configFile).toBe("/etc/pgcp-exporter/web.yml");
+  expect(config.alerts.link).toContain("{project_id}");
 });
