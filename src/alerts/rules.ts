@@ -96,15 +96,45 @@ export function routes(route: SinkRoute, alert: Alert): boolean {
   return route.match.length === 0 || route.match.some((rule) => holds(rule, alert));
 }
 
-/** Outbox entries for `alerts`, each with the sinks it is routed to; unrouted ones are left out. */
+/** What became of the alerts raised earlier for the operations (see `AlertContext`). */
+export interface AlertHistory {
+  /** The alerts raised earlier for an operation still followed, with the sinks each went to. */
+  alerted(
+    operationId: string,
+  ): readonly { readonly id: string; readonly sinks: readonly string[] }[];
+  /** Whether `sink` gave up on the alert `alertId`. */
+  deadLettered(alertId: string, sink: string): boolean;
+}
+
+const NO_HISTORY: AlertHistory = { alerted: () => [], deadLettered: () => false };
+
+/**
+ * Outbox entries for `alerts`, each with the sinks it is routed to; unrouted ones are left out.
+ * A recovery goes only to the sinks its failure or stuck alert went to (earlier, by `history`,
+ * or among `alerts`) and that did not give up on it, and which also route the recovery: a
+ * receiver never gets a `resolves` id it was not sent.
+ */
 export function outboxEntries(
   alerts: readonly Alert[],
   sinks: readonly SinkRoute[],
   nowMs: number,
+  history: AlertHistory = NO_HISTORY,
 ): OutboxEntry[] {
   const entries: OutboxEntry[] = [];
+  /** Sinks each alert of this batch is routed to, for a recovery later in the batch. */
+  const routedNow = new Map<string, readonly string[]>();
+  const receivedBy = (alert: Alert, resolves: string): ReadonlySet<string> => {
+    const earlier = history.alerted(alert.operationId).find((a) => a.id === resolves)?.sinks ?? [];
+    const got = [...earlier, ...(routedNow.get(resolves) ?? [])];
+    return new Set(got.filter((sink) => !history.deadLettered(resolves, sink)));
+  };
   for (const alert of alerts) {
-    const pending = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
+    let pending = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
+    if (alert.resolves !== undefined) {
+      const got = receivedBy(alert, alert.resolves);
+      pending = pending.filter((sink) => got.has(sink));
+    }
+    routedNow.set(alert.id, pending);
     if (pending.length > 0) entries.push({ alert, createdAtMs: nowMs, pending });
   }
   return entries;

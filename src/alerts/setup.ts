@@ -32,7 +32,7 @@ export function alertHook(
     linkTemplate: config.alerts.link,
   };
   return (transitions, context) =>
-    outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs);
+    outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs, context);
 }
 
 /** The sinks, each with the policy the notifier applies to it. */

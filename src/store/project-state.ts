@@ -62,6 +62,11 @@ export const trackedOperationSchema = z.object({
   watchUntilMs: z.number().optional(),
   /** The list cursor of the page the operation was last read on (absent: the first page). */
   cursor: optionalString,
+  /**
+   * Alerts raised for the operation while it is followed, each with the sinks it was routed to:
+   * a recovery goes only where the alert it resolves went. Absent when there are none.
+   */
+  alerted: z.array(z.object({ id: z.string(), sinks: z.array(z.string()) })).optional(),
 });
 
 /** Counter totals of end-state arrivals of one (action, status). */

@@ -80,7 +80,20 @@ export interface PollOptions extends TrackerOptions {
 export interface AlertContext {
   /** When the poll found the transitions (epoch ms). */
   readonly nowMs: number;
+  /** The alerts raised earlier for an operation still followed, with the sinks each went to. */
+  readonly alerted: (operationId: string) => readonly AlertedTo[];
+  /** Whether `sink` gave up on the alert `alertId` (it is among the dead letters). */
+  readonly deadLettered: (alertId: string, sink: string) => boolean;
 }
+
+/** An alert raised for an operation, and the sinks it was routed to. */
+export interface AlertedTo {
+  readonly id: string;
+  readonly sinks: readonly string[];
+}
+
+/** Most alerts remembered per followed operation (the newest). */
+const ALERTED_KEPT = 10;
 
 export interface PollResult {
   /**
@@ -265,7 +278,25 @@ export async function poll(
   }
 
   const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
-  const alerts = options.alertsFor?.(alertable, { nowMs }) ?? [];
+  const alerted = new Map<string, AlertedTo[]>(
+    (previous?.tracked ?? []).map((t) => [t.id, t.alerted ?? []]),
+  );
+  const deadLetters = new Set(
+    (previous?.deadLetters ?? []).map((d) => JSON.stringify([d.alert.id, d.sink])),
+  );
+  const alerts =
+    options.alertsFor?.(alertable, {
+      nowMs,
+      alerted: (id) => alerted.get(id) ?? [],
+      deadLettered: (alertId, sink) => deadLetters.has(JSON.stringify([alertId, sink])),
+    }) ?? [];
+  for (const { alert, pending } of alerts) {
+    const before = alerted.get(alert.operationId) ?? [];
+    alerted.set(
+      alert.operationId,
+      [...before, { id: alert.id, sinks: pending }].slice(-ALERTED_KEPT),
+    );
+  }
 
   const state: ProjectState = {
     format: STATE_FORMAT,
@@ -275,7 +306,7 @@ export async function poll(
     committedAtMs: nowMs,
     watermark,
     segment: nextSegment,
-    tracked: [...tracked.values()].map(toStored),
+    tracked: [...tracked.values()].map((t) => toStored(t, alerted.get(t.id) ?? [])),
     ...misdatedEntries(
       // A walk from the top that met a misdated record no more has left it behind for good.
       segment === null && walked.complete
@@ -391,7 +422,7 @@ function isNotFound(error: unknown): boolean {
   return (error as { status?: unknown } | null)?.status === 404;
 }
 
-function fromStored(t: ProjectState["tracked"][number]): Followed {
+function fromStored({ alerted: _alerted, ...t }: ProjectState["tracked"][number]): Followed {
   return {
     ...t,
     branchId: t.branchId,
@@ -402,7 +433,7 @@ function fromStored(t: ProjectState["tracked"][number]): Followed {
   };
 }
 
-function toStored(t: Followed): ProjectState["tracked"][number] {
+function toStored(t: Followed, alerted: readonly AlertedTo[]): ProjectState["tracked"][number] {
   const stored: ProjectState["tracked"][number] = {
     id: t.id,
     projectId: t.projectId,
@@ -421,5 +452,6 @@ function toStored(t: Followed): ProjectState["tracked"][number] {
   if (t.watchUntilMs !== undefined) stored.watchUntilMs = t.watchUntilMs;
   if (t.stuckStatus !== undefined) stored.stuckStatus = t.stuckStatus;
   if (t.cursor !== undefined) stored.cursor = t.cursor;
+  if (alerted.length > 0) stored.alerted = alerted.map((a) => ({ id: a.id, sinks: [...a.sinks] }));
   return stored;
 }

@@ -160,6 +160,39 @@ describe("routing", () => {
   });
 });
 
+describe("recoveries go only where their failure went", () => {
+  const sinks = [
+    { name: "a", drop: [], match: [] },
+    { name: "b", drop: [], match: [] },
+    { name: "c", drop: [{ kinds: ["operation_recovered" as const] }], match: [] },
+  ];
+  const failure = alert();
+  const recovery = alert({ id: "r-1", kind: "operation_recovered", resolves: failure.id });
+  const pendingOf = (entries: { pending: string[] }[]) => entries.map((e) => e.pending);
+
+  it("sends none for a failure no sink was sent", () => {
+    expect(outboxEntries([recovery], sinks, at)).toEqual([]);
+  });
+
+  it("sends it to the sinks that got the failure, that still have it, and that route it", () => {
+    const history = {
+      alerted: (id: string) => (id === op.id ? [{ id: failure.id, sinks: ["a", "b", "c"] }] : []),
+      deadLettered: (id: string, sink: string) => id === failure.id && sink === "b",
+    };
+    expect(pendingOf(outboxEntries([recovery], sinks, at, history))).toEqual([["a"]]);
+    // Another operation's history does not count.
+    expect(outboxEntries([{ ...recovery, operationId: "other" }], sinks, at, history)).toEqual([]);
+  });
+
+  it("follows a failure raised in the same poll", () => {
+    const routes = [
+      { name: "a", drop: [], match: [] },
+      { name: "b", drop: [{ kinds: ["operation_failed" as const] }], match: [] },
+    ];
+    expect(pendingOf(outboxEntries([failure, recovery], routes, at))).toEqual([["a"], ["a"]]);
+  });
+});
+
 describe("outbox", () => {
   const entry = (id: string, createdAtMs = 0, pending = ["slack", "hook"]) => ({
     alert: alert({ id }),

@@ -1,0 +1,150 @@
+/**
+ * A recovery is sent only where its failure went. The exporter (in-process) watches the
+ * simulator and delivers to two local webhook receivers (the generic webhook's documented
+ * contract): `all` takes every alert, `failures-of-apply` drops the failures of one action.
+ * Operations fail and are then retried by the service until they finish; some fail before any
+ * sink could hear of them (the exporter's first poll finds them failed already), one fails
+ * across a restart of the exporter. Every `resolves` a receiver gets names an alert it got.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { RawConfig } from "../../../src/config/index.js";
+import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir } from "../../support/temp-dir.js";
+import {
+  createProject,
+  exporterSettings,
+  startAlertExporter,
+  startScriptedReceiver,
+  startSim,
+  waitFor,
+  waitForCommits,
+  waitForFirstPolls,
+  webhookBody,
+  type AlertExporter,
+  type ScriptedReceiver,
+  type SimProject,
+} from "./support.js";
+
+let sim: TestSimulator;
+let all: ScriptedReceiver;
+let picky: ScriptedReceiver;
+let project: SimProject;
+let stateDir: string;
+
+beforeAll(async () => {
+  sim = await startSim();
+  all = await startScriptedReceiver();
+  picky = await startScriptedReceiver();
+  project = await createProject(sim);
+  stateDir = await tempDir("pgcp-recovery-");
+});
+afterAll(async () => {
+  await Promise.all([all.close(), picky.close(), sim.close()]);
+  await removeDir(stateDir);
+});
+
+function start(): Promise<AlertExporter> {
+  const sinks: RawConfig = {
+    sinks: [
+      { name: "all", kind: "webhook", urlEnv: "HOOK_ALL_URL", groupWindow: 0 },
+      {
+        name: "picky",
+        kind: "webhook",
+        urlEnv: "HOOK_PICKY_URL",
+        groupWindow: 0,
+        drop: [{ actions: ["apply_storage_config"], kinds: ["operation_failed"] }],
+      },
+    ],
+  };
+  return startAlertExporter([exporterSettings(sim, stateDir, [project.projectId]), sinks], {
+    HOOK_ALL_URL: `${all.url}/all`,
+    HOOK_PICKY_URL: `${picky.url}/picky`,
+  });
+}
+
+/** Fails at `failAt`, is retried at `retryAt` and finishes a second later (simulated time). */
+function failsThenFinishes(action: string, failAt: number, retryAt: number) {
+  return sim.sim.scriptOperation({
+    project_id: project.projectId,
+    branch_id: project.branchId,
+    action,
+    steps: [
+      { status: "running", after_seconds: 0 },
+      { status: "failed", after_seconds: failAt, error: "compute node restarted" },
+      { status: "running", after_seconds: retryAt },
+      { status: "finished", after_seconds: retryAt + 1 },
+    ],
+  });
+}
+
+interface Received {
+  readonly id: string;
+  readonly kind: string;
+  readonly operation_id: string;
+  readonly resolves: string | null;
+}
+
+function received(receiver: ScriptedReceiver): Received[] {
+  return receiver.requests.flatMap((r) => webhookBody(r).alerts as unknown as Received[]);
+}
+
+it("sends a recovery only to the sinks that were sent its failure, also across a restart", async () => {
+  // Failed before the exporter ever polled: history, no failure alert, so no recovery either.
+  const before = await failsThenFinishes("apply_config", 1, 30);
+  await sim.sim.advance(2);
+
+  let exporter = await start();
+  await waitForFirstPolls(exporter, [project.projectId]);
+
+  // Failures both sinks get, one only `all` gets (picky drops failures of its action).
+  const everywhere = await failsThenFinishes("apply_config", 1, 20);
+  const onlyAll = await failsThenFinishes("apply_storage_config", 1, 20);
+  // Fails now, recovers after a restart of the exporter.
+  const acrossRestart = await failsThenFinishes("create_branch", 1, 40);
+  await sim.sim.advance(2);
+  await waitFor("the failures to be delivered", () =>
+    received(all).filter((a) => a.kind === "operation_failed").length === 3 &&
+    received(picky).filter((a) => a.kind === "operation_failed").length === 2
+      ? true
+      : undefined,
+  );
+
+  // The first two are retried and finish.
+  await sim.sim.advance(20);
+  await waitFor("the recoveries to be delivered", () =>
+    received(all).filter((a) => a.kind === "operation_recovered").length >= 2 ? true : undefined,
+  );
+  await exporter.stop();
+
+  // `before` finishes while the exporter is down; `acrossRestart` after it is back.
+  await sim.sim.advance(12);
+  exporter = await start();
+  await waitForCommits(exporter, project.projectId, 2);
+  await sim.sim.advance(10);
+  await waitFor("the recovery after the restart", () =>
+    received(all).some(
+      (a) => a.kind === "operation_recovered" && a.operation_id === acrossRestart.id,
+    )
+      ? true
+      : undefined,
+  );
+  await waitForCommits(exporter, project.projectId, 3);
+  await exporter.stop();
+
+  const recoveries = (alerts: Received[]) =>
+    alerts
+      .filter((a) => a.kind === "operation_recovered")
+      .map((a) => a.operation_id)
+      .sort();
+  expect(recoveries(received(all))).toEqual([everywhere.id, onlyAll.id, acrossRestart.id].sort());
+  expect(recoveries(received(picky))).toEqual([everywhere.id, acrossRestart.id].sort());
+  expect(received(all).some((a) => a.operation_id === before.id)).toBe(false);
+  // Every resolves names an alert the same receiver was sent.
+  for (const receiver of [all, picky]) {
+    const alerts = received(receiver);
+    const ids = new Set(alerts.map((a) => a.id));
+    for (const alert of alerts) {
+      if (alert.resolves !== null) expect(ids.has(alert.resolves)).toBe(true);
+    }
+  }
+});
