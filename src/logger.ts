@@ -4,7 +4,7 @@
  * errors hold no key, sinks never log, and configuration is never logged whole.
  */
 import { createRequire } from "node:module";
-import { pino, type Logger } from "pino";
+import { pino, type Level, type Logger } from "pino";
 import type { PrettyOptions } from "pino-pretty";
 
 /** pino-pretty, loaded only when pretty output is asked for; optional in production images. */
@@ -22,12 +22,7 @@ export function createLogger(
   const out = destination ?? process.stdout;
   const human =
     format === "pretty" || (format === "auto" && destination === undefined && process.stdout.isTTY);
-  const options = {
-    level,
-    base: { service: "pgcp-exporter" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label: string) => ({ level: label }) },
-  };
+  const options = loggerOptions(level);
   const pretty = human ? loadPretty() : undefined;
   if (pretty !== undefined) {
     return pino(
@@ -46,6 +41,36 @@ export function createLogger(
     );
   }
   return logger;
+}
+
+/**
+ * A logger that writes every line at `level` to `file` (JSON lines), and only lines at
+ * `terminalLevel` or above to `terminal` (the demo: the terminal keeps to what needs a person).
+ */
+export function createSplitLogger(
+  level: string,
+  file: NodeJS.WritableStream,
+  terminal: { readonly level: Level; readonly stream: NodeJS.WritableStream },
+): Logger {
+  const options = loggerOptions(level);
+  return pino(
+    options,
+    pino.multistream([
+      // A stream's level must be a level: "silent" writes nothing anyway.
+      { level: level === "silent" ? "fatal" : (level as Level), stream: file },
+      { level: terminal.level, stream: terminal.stream },
+    ]),
+  );
+}
+
+/** Every line names the service, an ISO time and its level by name. */
+function loggerOptions(level: string) {
+  return {
+    level,
+    base: { service: "pgcp-exporter" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
 }
 
 function loadPretty(): Pretty | undefined {

@@ -21,7 +21,10 @@ const MARK: Record<string, string> = {
   operation_recovered: "RECOVERED",
 };
 
-export async function startAlertPrinter(print: (line: string) => void): Promise<AlertPrinter> {
+export async function startAlertPrinter(
+  print: (line: string) => void,
+  onAlert: (kind: string) => void = () => undefined,
+): Promise<AlertPrinter> {
   const secret = randomBytes(24).toString("hex");
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -46,9 +49,10 @@ export async function startAlertPrinter(print: (line: string) => void): Promise<
         return;
       }
       for (const a of parsed.data.alerts) {
+        onAlert(a.kind);
         const error = a.error === null ? "" : `  "${a.error}"`;
         print(
-          `alert ${MARK[a.kind] ?? a.kind} ${a.project_id} ${a.action} ${a.status} (failures ${a.failures_count})${error}`,
+          `alert ${MARK[a.kind] ?? a.kind} ${a.project_id} ${a.action} ${a.status} (failures ${a.failures_count}, operation ${a.operation_id.slice(0, 8)})${error}`,
         );
       }
       res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");

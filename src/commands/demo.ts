@@ -1,16 +1,20 @@
 /**
  * `pgcp-exporter demo`: the whole thing with no account. Starts a simulator with live traffic
  * (failures included), the exporter against it, and a local webhook receiver that prints the
- * alerts in the terminal; prints where to look, and stops cleanly on Ctrl-C. State goes to a
- * temporary directory, so every demo starts afresh.
+ * alerts in the terminal; prints where to look, a short summary every so often, and stops
+ * cleanly on Ctrl-C. The exporter's log goes to a file (the terminal gets its warnings and
+ * errors only). State goes to a temporary directory, so every demo starts afresh.
  */
+import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveConfig } from "../config/index.js";
 import { startSimulator } from "../simulator/index.js";
+import { createSplitLogger } from "../logger.js";
 import { startAlertPrinter } from "./alert-printer.js";
+import { DemoTally, terminalLogStream } from "./demo-terminal.js";
 import { startExporter } from "./run.js";
 import type { Command } from "./index.js";
 
@@ -23,7 +27,10 @@ options:
                     127.0.0.1:9642)
   --projects N      simulated projects (default 5)
   --seed S          seed of the simulated traffic (default 1)
-  --log-level L     exporter log level (default info)`;
+  --log-level L     level of the exporter's log file (default info)
+  --log-file FILE   the exporter's log (default: exporter.log in the demo's temporary folder,
+                    removed when the demo stops); the terminal shows its warnings and errors
+  --summary-every S seconds between two summaries in the terminal (default 30; 0: none)`;
 
 const DEMO_KEY = "demo-key";
 
@@ -45,6 +52,8 @@ export const demoCommand: Command = {
           projects: { type: "string" },
           seed: { type: "string" },
           "log-level": { type: "string" },
+          "log-file": { type: "string" },
+          "summary-every": { type: "string" },
           help: { type: "boolean", short: "h" },
         },
       }));
@@ -64,6 +73,11 @@ export const demoCommand: Command = {
     }
     if (!Number.isInteger(seed) || seed < 0) {
       process.stderr.write("pgcp-exporter demo: --seed must be a non-negative integer\n");
+      return 2;
+    }
+    const summaryEvery = Number(values["summary-every"] ?? "30");
+    if (!Number.isFinite(summaryEvery) || summaryEvery < 0) {
+      process.stderr.write("pgcp-exporter demo: --summary-every must be a number of seconds\n");
       return 2;
     }
 
@@ -94,15 +108,32 @@ export const demoCommand: Command = {
       process.stderr.write(`pgcp-exporter demo: ${error.message}\n`);
       return 2;
     }
-    const printer = await startAlertPrinter((line) => process.stderr.write(line + "\n"));
+    const say = (line: string) => process.stderr.write(line + "\n");
+    const logFile = values["log-file"] ?? path.join(stateDir, "exporter.log");
+    const logStream = createWriteStream(logFile, { flags: "a" });
+    const logger = createSplitLogger(config.log.level, logStream, {
+      level: "warn",
+      stream: terminalLogStream(say),
+    });
+    const tally = new DemoTally();
+    const printer = await startAlertPrinter(say, (kind) => {
+      tally.alert(kind);
+    });
+    const closeLog = () =>
+      new Promise<void>((resolve) => {
+        logStream.end(resolve);
+      });
     let exporter;
     try {
       exporter = await startExporter(config, {
+        logger,
+        observers: [tally],
         env: { PGCP_WEBHOOK_URL: printer.url, PGCP_WEBHOOK_SECRET: printer.secret },
       });
     } catch (error) {
       // Nothing is left behind: not the simulator, the printer, nor the state directory.
       await printer.close();
+      await closeLog();
       await simulator.close();
       await rm(stateDir, { recursive: true, force: true });
       // A port in use says which, and how to choose another (--listen or PGCP_LISTEN).
@@ -121,10 +152,18 @@ export const demoCommand: Command = {
         `  simulator:  ${simulator.apiUrl} (API key "${DEMO_KEY}")`,
         `  alerts:     printed below as they arrive (a signed webhook to ${printer.url})`,
         `  state:      ${stateDir}`,
+        `  log:        ${logFile} (every operation; warnings and errors also below)`,
+        ...(summaryEvery > 0 ? [`  summary:    below, every ${summaryEvery} s`] : []),
         "Press Ctrl-C to stop.",
         "",
       ].join("\n") + "\n",
     );
+    let periodStart = Date.now();
+    const summarize = () => {
+      say(tally.take((Date.now() - periodStart) / 1000));
+      periodStart = Date.now();
+    };
+    const summaries = summaryEvery > 0 ? setInterval(summarize, summaryEvery * 1000) : undefined;
 
     await new Promise<void>((resolve) => {
       process.once("SIGINT", () => {
@@ -134,9 +173,12 @@ export const demoCommand: Command = {
         resolve();
       });
     });
+    if (summaries !== undefined) clearInterval(summaries);
     await exporter.stop();
+    summarize();
     await printer.close();
     await simulator.close();
+    await closeLog();
     await rm(stateDir, { recursive: true, force: true });
     process.stderr.write("demo stopped\n");
     return 0;

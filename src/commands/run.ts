@@ -65,6 +65,8 @@ export async function startExporter(
     sinks?: readonly ResolvedSink[];
     /** The web configuration; by default read from `web.configFile`, if set. */
     web?: WebSecurity | undefined;
+    /** More observers of the daemon (the demo's summary). */
+    observers?: readonly DaemonObserver[];
   } = {},
 ): Promise<RunningExporter> {
   const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.format);
@@ -103,7 +105,7 @@ export async function startExporter(
   });
   const running = createDaemon(config, {
     logger,
-    observers: [metrics, ready.observer, statusPage.observer],
+    observers: [metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
     apiEvents: metrics.apiEvents,
     sinks,
     notifierObserver: metrics.notifierObserver,

@@ -1,0 +1,92 @@
+/**
+ * `pgcp-exporter demo` as a person sees it in the terminal, as the built command: the banner,
+ * the alerts as they arrive, a short summary every so often, and the exporter's warnings and
+ * errors only; the lines about every operation go to the log file. A recovery is printed only
+ * for an operation whose failure or stuck alert was printed. Ctrl-C stops it with a last summary
+ * and leaves no temporary folder behind.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { CLI } from "../support/daemon-process.js";
+import { removeDir, tempDir } from "../support/temp-dir.js";
+import { waitForWith } from "../support/wait.js";
+
+const waitFor = waitForWith({ timeoutMs: 60_000, intervalMs: 100 });
+
+let dir: string;
+beforeAll(async () => {
+  dir = await tempDir("pgcp-demo-test-");
+});
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+it("shows alerts and summaries in the terminal, and every operation in the log file", async () => {
+  const tmp = path.join(dir, "tmp");
+  await mkdir(tmp);
+  const logFile = path.join(dir, "exporter.log");
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      "demo",
+      "--listen",
+      "127.0.0.1:0",
+      "--projects",
+      "5",
+      "--summary-every",
+      "2",
+      "--log-file",
+      logFile,
+    ],
+    { env: { PATH: process.env.PATH ?? "", TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let terminal = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => (terminal += c));
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (terminal += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  try {
+    await waitFor(`a summary and a failure alert in:\n${terminal}`, () =>
+      /^summary of the last \d+ s: \d+ projects? watched · \d+ polls/m.test(terminal) &&
+      /^alert FAILED /m.test(terminal)
+        ? true
+        : undefined,
+    );
+  } finally {
+    child.kill("SIGINT");
+  }
+  expect(await exited).toBe(0);
+  const lines = terminal.split("\n").filter((l) => l !== "");
+  expect(lines.at(-1)).toBe("demo stopped");
+  expect(lines.at(-2)).toMatch(/^summary of the last /);
+  expect(terminal).toContain(`log:        ${logFile}`);
+
+  // The terminal holds no log line about single operations, nor any JSON line.
+  expect(terminal).not.toMatch(/operation (ended|failed|recovered|new)/);
+  expect(lines.filter((l) => l.startsWith("{"))).toEqual([]);
+  // Every line is the banner, an alert, a summary, an exporter warning or the last word.
+  const banner = lines.indexOf("Press Ctrl-C to stop.");
+  for (const line of lines.slice(banner + 1, -1)) {
+    expect(line).toMatch(/^(alert |summary of the last |exporter (warn|error|fatal): )/);
+  }
+
+  // A recovery only follows a printed failure or stuck alert of the same operation.
+  const printed = new Set<string>();
+  for (const line of lines) {
+    const alert = /^alert (\w+) .*operation ([0-9a-f]{8})\)/.exec(line);
+    if (alert === null) continue;
+    const [, mark, operation] = alert;
+    if (mark === "RECOVERED") expect(printed.has(operation!), line).toBe(true);
+    else printed.add(operation!);
+  }
+
+  // The log file has the lines about each operation, as JSON.
+  const log = (await readFile(logFile, "utf8")).split("\n").filter((l) => l !== "");
+  const messages = log.map((l) => (JSON.parse(l) as { msg: string }).msg);
+  expect(messages).toContain("exporter started");
+  expect(messages.some((m) => /^operation (ended|failed)$/.test(m))).toBe(true);
+  // Nothing is left in the temporary folder.
+  expect(await readdir(tmp)).toEqual([]);
+}, 90_000);
