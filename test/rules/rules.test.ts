@@ -44,6 +44,7 @@ describe("config/prometheus/alerts.yml", () => {
       "PgcpOperationFailureRatioHigh",
       "PgcpOperationsStuck",
       "PgcpExporterDown",
+      "PgcpConfigReloadFailed",
       "PgcpProjectPollFailing",
       "PgcpProjectStale",
       "PgcpProjectBlocked",
