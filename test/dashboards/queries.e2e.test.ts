@@ -222,6 +222,7 @@ describe("the alert rules' expressions on the same data", () => {
     PgcpOperationFailureRatioHigh: ["project", "action"],
     PgcpOperationsStuck: ["project", "action"],
     PgcpExporterDown: [],
+    PgcpConfigReloadFailed: [],
     PgcpProjectPollFailing: ["project"],
     PgcpProjectStale: ["project"],
     PgcpProjectBlocked: ["project", "problem"],

@@ -121,6 +121,8 @@ const VOLATILE = {
   values: {
     // Wall-clock time of the latest commit (checked to lie within the test's run).
     pgcp_project_last_success_timestamp_seconds: "<wall-clock>",
+    // Wall-clock time of the configuration's last successful load (the start here).
+    pgcp_config_last_reload_success_timestamp_seconds: "<wall-clock>",
     // Tokens of the API client's limiter: refilled by wall time between requests.
     pgcp_api_rate_limit_tokens: "<tokens>",
     // Time queued at the limiter: wall time.
