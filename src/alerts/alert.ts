@@ -1,45 +1,8 @@
 /**
- * An alert: what a person is told about an operation. Built from the sync engine's transitions
- * by the rules in `rules.ts`, kept in the durable outbox until every sink has it, and rendered
- * by each sink in its own format.
+ * What the notifier needs of a sink: one delivery attempt's outcome, and the sink itself. The
+ * alert record they carry is part of the state document (`store/alert-record.ts`).
  */
-import { z } from "zod";
-
-export const ALERT_KINDS = [
-  "operation_failed",
-  "operation_stuck",
-  "operation_retrying",
-  "operation_recovered",
-] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
-
-const optionalString = z.string().optional();
-
-/** The alert as stored in the outbox and sent to sinks (times are ISO 8601 strings). */
-export const alertSchema = z.object({
-  /** Stable: the same transition of the same operation always yields the same id. */
-  id: z.string(),
-  kind: z.enum(ALERT_KINDS),
-  projectId: z.string(),
-  operationId: z.string(),
-  branchId: optionalString,
-  endpointId: optionalString,
-  action: z.string(),
-  status: z.string(),
-  failuresCount: z.number().int().nonnegative(),
-  /** The operation's error text (failed and error statuses). */
-  error: optionalString,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  durationSeconds: z.number().nonnegative(),
-  /** When the exporter noticed the transition. */
-  detectedAt: z.string(),
-  /** A link for people, from the configured template (e.g. the console's operations page). */
-  link: optionalString,
-  /** For a recovery: the id of the failure (or stuck) alert it resolves. */
-  resolves: optionalString,
-});
-export type Alert = z.infer<typeof alertSchema>;
+import type { Alert } from "../store/index.js";
 
 /** One delivery attempt's outcome, as a sink reports it. */
 export type SendResult =

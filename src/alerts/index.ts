@@ -1,11 +1,11 @@
 /**
  * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`),
- * the durable outbox's bookkeeping (`outbox.ts`), the notifier that drains it
- * (`notifier.ts`, deciding with `delivery-plan.ts`), and the Slack and webhook sinks.
+ * the notifier that drains the durable outboxes (`notifier.ts`, deciding with
+ * `delivery-plan.ts`), and the Slack and webhook sinks. The alert record and the outbox's
+ * bookkeeping are part of the state document, in `store/`.
  */
 export * from "./alert.js";
 export * from "./rules.js";
-export * from "./outbox.js";
 export * from "./delivery-plan.js";
 export {
   Notifier,

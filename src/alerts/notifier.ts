@@ -11,9 +11,10 @@ import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
 import type { ProjectState } from "../store/index.js";
 import type { OutboxChange } from "../sync/index.js";
-import type { Alert, SendResult, Sink } from "./alert.js";
+import type { Alert } from "../store/index.js";
+import type { SendResult, Sink } from "./alert.js";
 import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-plan.js";
-import { acknowledge, deadLetter } from "./outbox.js";
+import { acknowledge, deadLetter } from "../store/index.js";
 
 /** A project whose outbox the notifier drains. */
 export interface OutboxOwner {

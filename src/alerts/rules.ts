@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../store/index.js";
 import type { OperationSnapshot, Transition } from "../sync/transitions.js";
-import type { Alert, AlertKind } from "./alert.js";
+import type { Alert, AlertKind } from "../store/index.js";
 
 export interface AlertRulesOptions {
   /** Raise `operation_failed` for cancelled operations too. */

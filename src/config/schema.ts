@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
-import { ALERT_KINDS } from "../alerts/alert.js";
+import { ALERT_KINDS } from "../store/index.js";
 import { durationSchema } from "./duration.js";
 
 /** The real API's base address. */

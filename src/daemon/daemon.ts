@@ -32,8 +32,15 @@ import { FileStateStore, StateDirectoryInUseError, type StateStore } from "../st
 import { LeaseLostError } from "../store/fencing.js";
 import { PostgresStateStore } from "../store/postgres-store.js";
 import { Scheduler } from "../scheduler/index.js";
-import { ANOMALY_MEANING, ProjectSync, type PollOptions, type Transition } from "../sync/index.js";
-import { broadcast, type DaemonObserver } from "./observer.js";
+import {
+  ANOMALY_MEANING,
+  ProjectSync,
+  broadcast,
+  type DaemonObserver,
+  type PollOptions,
+  type Transition,
+} from "../sync/index.js";
+
 import { forEachBounded } from "./bounded.js";
 import { ENDINGS_LOGGED_EACH, planTransitionLog, transitionFields } from "./transition-log.js";
 import type { Logger } from "../logger.js";

@@ -3,7 +3,7 @@
  * which the projected families are computed), poll, commit and discovery events to their
  * counters and histograms.
  */
-import type { DaemonObserver } from "../daemon/observer.js";
+import type { DaemonObserver } from "../sync/index.js";
 import { WalkError } from "../sync/index.js";
 import type { EventFamilies } from "./families.js";
 import type { ProjectViews } from "./project-views.js";

@@ -4,8 +4,7 @@
  */
 import { Registry } from "prom-client";
 import type { ApiClientEvents } from "../api/index.js";
-import type { DaemonObserver } from "../daemon/observer.js";
-import type { Exposition } from "../server/http-server.js";
+import type { DaemonObserver } from "../sync/index.js";
 import type { NotifierObserver } from "../alerts/notifier.js";
 import type { LeaseObserver } from "../leases/index.js";
 import { apiEventCounters } from "./api-metrics.js";
@@ -16,6 +15,7 @@ import { leaseCounters } from "./lease-metrics.js";
 import {
   CachedExposition,
   DEFAULT_TIMING,
+  type Exposition,
   slicedRendering,
   type ExpositionTiming,
 } from "./exposition.js";

@@ -4,7 +4,12 @@
  * registry is rendered in slices (`slicedRendering`), so that a scrape arriving during a
  * rebuild is answered after one slice rather than after the whole rendering.
  */
-import type { Exposition } from "../server/http-server.js";
+
+/** What the HTTP server serves at `/metrics`. */
+export interface Exposition {
+  /** The current rendering of every metric, and its content type. */
+  current(): { body: Buffer; contentType: string };
+}
 
 export interface ExpositionTiming {
   /** How long changes gather before a rebuild: many changes in a row make one rebuild. */

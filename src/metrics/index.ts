@@ -15,6 +15,6 @@ export {
   type ExporterMetrics,
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
-export type { ExpositionTiming } from "./exposition.js";
+export type { Exposition, ExpositionTiming } from "./exposition.js";
 export type { LeaseProbe, SchedulerProbe } from "./projection.js";
 export { renderReference } from "./reference.js";

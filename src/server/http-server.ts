@@ -10,12 +10,8 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import type { AddressInfo } from "node:net";
 import type { SecureContextOptions } from "node:tls";
 import type { TlsSettings, WebSecurity } from "../config/index.js";
+import type { Exposition } from "../metrics/index.js";
 import { createAccessGuard, type AccessGuard } from "./access.js";
-
-export interface Exposition {
-  /** The current rendering of every metric, and its content type. */
-  current(): { body: Buffer; contentType: string };
-}
 
 export interface ServerOptions {
   /** `host:port` or `:port` (all interfaces). */

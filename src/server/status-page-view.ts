@@ -15,7 +15,7 @@
  */
 import { displayUrl } from "../config/display-url.js";
 import { isEndStatus } from "../contract/index.js";
-import type { DaemonObserver } from "../daemon/observer.js";
+import type { DaemonObserver } from "../sync/index.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
 import type { ProjectStatus, PollResult } from "../sync/index.js";
 

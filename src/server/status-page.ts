@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
-import type { DaemonObserver } from "../daemon/observer.js";
+import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./status-page-render.js";
 import {
   StatusTracker,

@@ -4,7 +4,7 @@
  * them in the same atomic step as the state (so the archive agrees with the counters); the file
  * store ignores them.
  */
-import type { OperationSnapshot } from "../sync/transitions.js";
+import type { OperationSnapshot } from "./operation-snapshot.js";
 
 /**
  * An operation as the poll read it when it counted an arrival at an end status. Its status is

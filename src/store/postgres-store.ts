@@ -21,7 +21,7 @@
 import pg from "pg";
 import type { ClientBase, Pool } from "pg";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
-import { archiveRows, upsertOperations } from "../history/index.js";
+import { archiveRows, upsertOperations } from "./operations-archive.js";
 import type { CommitDetails } from "./commit-details.js";
 import { LeaseLostError, type CommitFence } from "./fencing.js";
 import { migrate } from "./migrations.js";

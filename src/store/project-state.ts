@@ -4,7 +4,7 @@
  * outbox. One document is committed whole, so these always agree with each other (invariant 2).
  */
 import { z } from "zod";
-import { alertSchema } from "../alerts/alert.js";
+import { alertSchema } from "./alert-record.js";
 
 /** Format name and version written into every state document. */
 export const STATE_FORMAT = "pgcp-exporter/project-state";

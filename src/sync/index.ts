@@ -20,3 +20,4 @@ export * from "./project-sync.js";
 export { WalkError, type WalkErrorKind, type WalkAnomalyKind } from "./walk.js";
 export { ANOMALY_MEANING, type AnomalyCount, type AnomalyKind } from "./anomalies.js";
 export { MAX_ERROR_LENGTH, OTHER_VALUE } from "./record-bounds.js";
+export * from "./observer.js";

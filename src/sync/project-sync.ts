@@ -7,7 +7,7 @@
  * outbox. Their commits are serialised here, and each builds on the latest committed state, so
  * a poll never undoes an acknowledgement that happened while it was walking.
  */
-import { addToOutbox } from "../alerts/outbox.js";
+import { addToOutbox } from "../store/index.js";
 import {
   StateFileError,
   type DeadLetter,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Alert } from "../../src/alerts/alert.js";
+import type { Alert } from "../../src/store/index.js";
 import {
   alertId,
   alertsFrom,
@@ -8,7 +8,7 @@ import {
   routes,
   type AlertRulesOptions,
 } from "../../src/alerts/rules.js";
-import { acknowledge, addToOutbox, deadLetter } from "../../src/alerts/outbox.js";
+import { acknowledge, addToOutbox, deadLetter } from "../../src/store/index.js";
 import { nextBatch, retryDelayMs, type SinkPolicy } from "../../src/alerts/delivery-plan.js";
 import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
 

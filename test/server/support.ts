@@ -2,7 +2,7 @@
  * Fixtures for the status page's tests: committed states, a fake daemon (the `StatusSource`
  * the view reads) and the transitions a poll reports.
  */
-import type { Alert } from "../../src/alerts/alert.js";
+import type { Alert } from "../../src/store/index.js";
 import type { StatusSource } from "../../src/server/index.js";
 import {
   STATE_FORMAT,

@@ -7,7 +7,7 @@
  * section per alert (at most `maxItems`, default 20), then "and N more" when some are left out.
  * That is at most `maxItems + 3` blocks, well under Slack's 50.
  */
-import type { Alert, AlertKind } from "../alert.js";
+import type { Alert, AlertKind } from "../../store/index.js";
 import {
   codeBlock,
   escapeAndTruncate,

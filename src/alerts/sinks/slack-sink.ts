@@ -3,7 +3,8 @@
  * credential (it comes from the environment and never leaves this module).
  */
 import type { Dispatcher } from "undici";
-import type { Alert, SendResult, Sink } from "../alert.js";
+import type { Alert } from "../../store/index.js";
+import type { SendResult, Sink } from "../alert.js";
 import { PACKAGE } from "../../version.js";
 import { abortedResult, closedResult, Delivery } from "./delivery.js";
 import { checkName, checkPositiveInteger, parseTargetUrl } from "./options.js";

@@ -4,7 +4,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { z } from "zod";
-import { ALERT_KINDS, type Alert } from "../alert.js";
+import { ALERT_KINDS, type Alert } from "../../store/index.js";
 import { PACKAGE } from "../../version.js";
 
 export const WEBHOOK_SCHEMA_VERSION = 1;

@@ -4,7 +4,8 @@
  * this module.
  */
 import type { Dispatcher } from "undici";
-import type { Alert, SendResult, Sink } from "../alert.js";
+import type { Alert } from "../../store/index.js";
+import type { SendResult, Sink } from "../alert.js";
 import { closedResult, Delivery } from "./delivery.js";
 import {
   checkCustomHeaders,

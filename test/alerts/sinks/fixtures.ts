@@ -1,5 +1,5 @@
 /** Alerts for the sink tests. */
-import type { Alert, AlertKind } from "../../../src/alerts/alert.js";
+import type { Alert, AlertKind } from "../../../src/store/index.js";
 
 export const PROJECT = "proj-silent-sun-12345";
 

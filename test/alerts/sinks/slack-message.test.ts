@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Alert } from "../../../src/alerts/alert.js";
+import type { Alert } from "../../../src/store/index.js";
 import {
   KIND_STYLE,
   renderSlackMessage,

@@ -3,7 +3,7 @@
  * schemas (each builder parses what it returns), and helpers that read one family out of a
  * rendering as sorted, whitespace-normalised lines.
  */
-import type { Alert } from "../../../src/alerts/alert.js";
+import type { Alert } from "../../../src/store/index.js";
 import { endpointSchema, type Endpoint } from "../../../src/contract/index.js";
 import {
   STATE_FORMAT,

@@ -1,10 +1,12 @@
 import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError } from "../store/index.js";
-import type { PollResult } from "../sync/poll.js";
+import type { PollResult } from "./poll.js";
 
 /**
- * What the daemon reports as it runs. Metrics, the status page and logs subscribe to it; none
- * of them can change what the daemon does.
+ * What the daemon reports as it runs: the projects' polls, commits and committed states, their
+ * endpoints, discovery. Metrics, the status page and logs subscribe to it; none of them can
+ * change what the daemon does. It is defined here, below both the daemon that reports and the
+ * parts that listen.
  */
 export interface DaemonObserver {
   /** The set of watched projects changed (configured list or discovery). */

@@ -4,7 +4,7 @@
  * letters. Whoever commits the project's state applies them, so the outbox always changes in
  * the same atomic write as the rest of the state.
  */
-import type { DeadLetter, OutboxEntry } from "../store/index.js";
+import type { DeadLetter, OutboxEntry } from "./project-state.js";
 
 /** Most alerts one project's outbox holds; beyond it, new alerts are dropped and counted. */
 export const DEFAULT_OUTBOX_LIMIT = 10_000;

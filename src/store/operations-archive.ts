@@ -15,7 +15,7 @@
  */
 import type { ClientBase } from "pg";
 import { isEndStatus } from "../contract/index.js";
-import type { EndedOperation } from "../store/commit-details.js";
+import type { EndedOperation } from "./commit-details.js";
 
 /** One row of `pgcp_operations`, as sent to the database (times in epoch milliseconds). */
 export interface ArchiveRow {
