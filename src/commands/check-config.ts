@@ -7,7 +7,7 @@
 import { createApiClient, type ApiClient } from "../api/index.js";
 import { displayUrl, type Config, type WebSecurity } from "../config/index.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
-import type { Command } from "./index.js";
+import type { Command } from "./command.js";
 
 const HELP = `usage: pgcp-exporter check-config [options] [--connect]
 

@@ -11,11 +11,9 @@ import {
   resolveSinks,
   sinkVariables,
   SECRET_VARIABLES,
-  type Config,
   type RawConfig,
   loadWebConfig,
-  type ResolvedSink,
-  type WebSecurity,
+  type Settings,
 } from "../config/index.js";
 
 export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file (see config/pgcp-exporter.example.yaml)
@@ -87,14 +85,6 @@ function overridesFrom(values: FlagValues): RawConfig {
   if (typeof values["log-format"] === "string") log.format = values["log-format"];
   if (Object.keys(log).length > 0) out.log = log;
   return out;
-}
-
-/** Everything a command runs with, read from the file, the environment and the flags. */
-export interface Settings {
-  readonly config: Config;
-  readonly sinks: ResolvedSink[];
-  /** The web configuration file's TLS and users, when `web.configFile` names one. */
-  readonly web: WebSecurity | undefined;
 }
 
 export type LoadedFromArgs =

@@ -15,8 +15,8 @@ import { startSimulator } from "../simulator/index.js";
 import { createSplitLogger } from "../logger.js";
 import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
-import { startExporter } from "./run.js";
-import type { Command } from "./index.js";
+import { startExporter } from "../exporter/index.js";
+import type { Command } from "./command.js";
 
 const HELP = `usage: pgcp-exporter demo [options]
 

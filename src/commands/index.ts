@@ -2,17 +2,12 @@
  * Command dispatch for the `pgcp-exporter` CLI. Each command is a module with a `run(argv)`
  * that returns an exit code, or undefined for a command that keeps running until a signal.
  */
+import type { Command } from "./command.js";
 import { checkConfigCommand } from "./check-config.js";
 import { demoCommand } from "./demo.js";
 import { runCommand as runExporterCommand } from "./run.js";
 import { simulateCommand } from "./simulate.js";
 import { versionLine } from "../version.js";
-
-export interface Command {
-  readonly name: string;
-  readonly summary: string;
-  run(argv: string[]): Promise<number | undefined>;
-}
 
 const COMMANDS: readonly Command[] = [
   runExporterCommand,

@@ -7,7 +7,7 @@ import {
   type RunningSimulator,
   type SimulatorOptions,
 } from "../simulator/index.js";
-import type { Command } from "./index.js";
+import type { Command } from "./command.js";
 
 /** The key used when neither --api-key nor PGCP_SIM_API_KEY is given (printed at start). */
 export const DEMO_API_KEY = "sim-demo-key";

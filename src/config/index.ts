@@ -1,6 +1,7 @@
 /**
  * Configuration: the schema with its defaults, durations, and loading from YAML, environment
- * and command line with errors listed by path.
+ * and command line with errors listed by path, the sinks' secrets, the web configuration file,
+ * and what a reload may change while running.
  */
 export * from "./schema.js";
 export * from "./duration.js";
@@ -10,3 +11,4 @@ export * from "./secret-files.js";
 export * from "./display-url.js";
 export * from "./web-config.js";
 export * from "./reload-plan.js";
+export type { Settings } from "./settings.js";

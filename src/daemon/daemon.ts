@@ -1,68 +1,50 @@
 /**
- * The running exporter: wires the configuration to the API client, the state store, one
- * `ProjectSync` per project, the scheduler and the observers, and shuts them down in order.
+ * The running exporter's engine: given the API client and the state store (built by
+ * `exporter/`), it keeps the watched projects (`ProjectRoster`), polls them on the scheduler's
+ * plan, carries out what each poll leads to (`stepEffects`), delivers their alerts through the
+ * notifier, discovers projects (`DiscoveryLoop`), and shuts all of it down in order.
  *
- * With the Postgres state store (`state.url`), the watched projects are shared with the other
- * replicas through leases: the lease manager claims this replica's share, and the daemon polls
- * and delivers exactly the projects it holds, each committing under its lease's fencing token.
+ * With the Postgres state store, the watched projects are shared with the other replicas
+ * through leases: the lease manager claims this replica's share, and the daemon polls and
+ * delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
 import { setMaxListeners } from "node:events";
-import {
-  ApiError,
-  createApiClient,
-  type ApiClient,
-  type ApiClientEvents,
-  type SkippedProject,
-} from "../api/index.js";
-import {
-  Notifier,
-  alertHook,
-  createSinks,
-  type NotifierObserver,
-  type OutboxOwner,
-} from "../alerts/index.js";
+import type { ApiClient, SkippedProject } from "../api/index.js";
+import { Notifier, alertHook, createSinks, type NotifierObserver } from "../alerts/index.js";
 import { displayUrl, type Config, type ResolvedSink } from "../config/index.js";
-import {
-  LeaseManager,
-  LeasedStateStore,
-  defaultReplicaId,
-  type LeaseObserver,
-} from "../leases/index.js";
-import { FileStateStore, StateDirectoryInUseError, type StateStore } from "../store/index.js";
-import { LeaseLostError } from "../store/fencing.js";
-import { PostgresStateStore } from "../store/postgres-store.js";
+import { LeaseManager, LeasedStateStore, type LeaseObserver } from "../leases/index.js";
+import type { Logger } from "../logger.js";
+import { errorFields } from "../logger.js";
 import { Scheduler } from "../scheduler/index.js";
+import type { LeaseLostError } from "../store/fencing.js";
+import { StateDirectoryInUseError, type StateStore } from "../store/index.js";
 import {
-  ANOMALY_MEANING,
-  ProjectSync,
   broadcast,
   type DaemonObserver,
   type PollOptions,
-  type Transition,
+  type ProjectSync,
 } from "../sync/index.js";
-
 import { forEachBounded } from "./bounded.js";
-import { ENDINGS_LOGGED_EACH, planTransitionLog, transitionFields } from "./transition-log.js";
-import type { Logger } from "../logger.js";
-import { errorFields } from "../logger.js";
+import { DiscoveryLoop } from "./discovery-loop.js";
+import { ProjectRoster } from "./project-roster.js";
+import { isTimeout, stepEffects, type JobResult, type StepEffects } from "./step-effects.js";
+import type { StoreBackend } from "./store-backend.js";
+import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./transition-log.js";
 
 /** Committed states read at once at start-up (and when leases bring new projects). */
 const LOAD_CONCURRENCY = 16;
 
 export interface DaemonDependencies {
+  readonly client: ApiClient;
+  readonly backend: StoreBackend;
   readonly logger: Logger;
   readonly observers?: readonly DaemonObserver[];
-  /** Hooks into the API client (request metrics). */
-  readonly apiEvents?: ApiClientEvents;
-  readonly store?: StateStore;
   /** The alert sinks with their secrets (see `resolveSinks`); none means no alerts. */
   readonly sinks?: readonly ResolvedSink[];
   /** Hears the notifier (delivery metrics). */
   readonly notifierObserver?: NotifierObserver;
   /** Hears the lease manager (lease metrics; Postgres state store only). */
   readonly leaseObserver?: LeaseObserver;
-  /** This replica's id among those sharing a Postgres store (default: host, pid, random). */
-  readonly replicaId?: string;
   readonly now?: () => number;
 }
 
@@ -118,67 +100,59 @@ export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] =
   };
 }
 
+/** How long a delivery (and its acknowledgement) may take, by the slowest sink's timeout. */
+function deliveryTimeMs(sinks: readonly ResolvedSink[]): number {
+  return Math.max(0, ...sinks.map((s) => s.config.timeout * 1000)) + 2_000;
+}
+
 export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
+  const { client, backend } = deps;
   const log = deps.logger;
   const now = deps.now ?? Date.now;
+  const store: StateStore = backend.store;
   const notify = broadcast(deps.observers ?? [], (error) => {
     log.error(errorFields(error), "an observer failed");
   });
-  const client = createApiClient({
-    apiKey: config.api.key,
-    baseUrl: config.api.url,
-    retry: { maxAttempts: config.api.maxAttempts },
-    // `api.timeout` bounds the whole exchange; the silences within it cannot be longer.
-    timeouts: {
-      headersMs: config.api.timeout * 1000,
-      bodyMs: config.api.timeout * 1000,
-      deadlineMs: config.api.timeout * 1000,
-    },
-    maxResponseBytes: config.api.maxResponseBytes,
-    rateLimit: {
-      requestsPerMinute: config.api.requestsPerMinute,
-      burst: config.api.burstPerSecond,
-      maxConcurrency: config.api.concurrency,
-    },
-    ...(deps.apiEvents === undefined ? {} : { events: deps.apiEvents }),
-  });
-  const store = deps.store ?? createStore(config, log);
-  let pollOptions = pollOptionsFrom(config, deps.sinks);
   /** The live settings (a reload changes them); the rest of `config` stays as started. */
   let live = { projects: config.projects, discoveryInterval: config.discoveryInterval };
-  const syncs = new Map<string, ProjectSync>();
-  /** What the notifier drains: the syncs, or with leases, views gated on each lease. */
-  const owners = new Map<string, OutboxOwner>();
-  /** The fencing token each project's sync commits under (Postgres store). */
-  const tokens = new Map<string, number>();
-  /** Each project's poll in flight, for a handover to wait for. */
-  const inFlight = new Map<string, Promise<unknown>>();
-  let sinkNames = (deps.sinks ?? []).map((s) => s.config.name);
+  let sinks = deps.sinks ?? [];
+
+  const roster = new ProjectRoster({
+    source: client,
+    storeFor: (_projectId, token) =>
+      token === undefined || leases === undefined || backend.kind !== "postgres"
+        ? store
+        : new LeasedStateStore(backend.store, { holder: leases.replicaId, token }),
+    leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
+    pollOptions: pollOptionsFrom(config, sinks),
+    outboxLimit: config.alerts.outboxLimit,
+    outboxCommitted: (projectId, state) => {
+      notify.outboxChanged(projectId, state);
+    },
+    leaseLost: (projectId, error) => {
+      fenced(projectId, error, "outbox update");
+    },
+  });
   const notifier = new Notifier({
-    sinks: createSinks(deps.sinks ?? []),
-    projects: () => owners.values(),
+    sinks: createSinks(sinks),
+    projects: () => roster.owners(),
     logger: log,
     now,
     ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
   });
-
-  /** How long a delivery (and its acknowledgement) may take, by the slowest sink's timeout. */
-  const deliveryTime = (sinks: readonly ResolvedSink[]) =>
-    Math.max(0, ...sinks.map((s) => s.config.timeout * 1000)) + 2_000;
-  let deliveryMs = deliveryTime(deps.sinks ?? []);
   const leases =
-    store instanceof PostgresStateStore
+    backend.kind === "postgres"
       ? new LeaseManager({
-          pool: store.controlPool,
-          replicaId: deps.replicaId ?? defaultReplicaId(),
-          leaseMs: config.state.leaseDuration * 1000,
-          prepare: () => store.open(),
+          pool: backend.store.controlPool,
+          replicaId: backend.replicaId,
+          leaseMs: backend.leaseMs,
+          prepare: () => backend.store.open(),
           onChange: (held) => watch(new Map([...held].map(([id, lease]) => [id, lease.token]))),
           drain: async (projectId) => {
-            await inFlight.get(projectId)?.catch(() => undefined);
+            await roster.settled(projectId);
             // A delivery of the project's alerts chosen before it was dropped ends within its
             // sink's timeout, with its acknowledgement shortly after.
-            await Promise.race([notifier.idle(), delay(deliveryMs)]);
+            await Promise.race([notifier.idle(), delay(deliveryTimeMs(sinks))]);
           },
           logger: log,
           ...(deps.leaseObserver === undefined ? {} : { observer: deps.leaseObserver }),
@@ -202,8 +176,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }
   };
 
-  const logTransitions = (projectId: string, transitions: readonly Transition[]) => {
-    const plan = planTransitionLog(transitions);
+  const logTransitions = (projectId: string, plan: TransitionLog) => {
     for (const t of plan.each) log.info(transitionFields(projectId, t), `operation ${t.kind}`);
     if (plan.summary === undefined) return;
     log.info(
@@ -217,77 +190,46 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }
   };
 
-  const pollProject = async (projectId: string, signal: AbortSignal) => {
-    const sync = syncs.get(projectId);
-    if (sync === undefined) return { requests: 0, open: false };
-    const started = performance.now();
-    const step = sync.step(now(), signal);
-    inFlight.set(projectId, step);
-    const outcome = await step.finally(() => {
-      if (inFlight.get(projectId) === step) inFlight.delete(projectId);
-    });
-    const seconds = (performance.now() - started) / 1000;
-    switch (outcome.kind) {
-      case "committed": {
-        const { result } = outcome;
-        notify.committed(projectId, result, seconds);
-        if (outcome.dropped.length > 0) {
-          notify.alertsDropped(projectId, outcome.dropped.length);
-          log.error(
-            {
-              project: projectId,
-              dropped: outcome.dropped.length,
-              limit: config.alerts.outboxLimit,
-            },
-            "the alert outbox is full; new alerts were dropped",
-          );
-        }
-        if (result.alerts.length > 0) notifier.tick();
-        logTransitions(projectId, result.transitions);
-        for (const { kind, count, example } of result.anomalies) {
-          log.warn(
-            { project: projectId, anomaly: kind, count, operation: example },
-            `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
-          );
-        }
-        log.debug(
-          {
-            project: projectId,
-            requests: result.requests,
-            transitions: result.transitions.length,
-            catchingUp: result.catchingUp,
-          },
-          "poll committed",
-        );
-        return { requests: result.requests, open: sync.hasOpenOperations() };
+  /** Carries out what a poll led to. */
+  const apply = (projectId: string, effects: StepEffects): JobResult => {
+    for (const report of effects.reports) {
+      switch (report.event) {
+        case "committed":
+          notify.committed(projectId, report.result, report.durationSeconds);
+          break;
+        case "alertsDropped":
+          notify.alertsDropped(projectId, report.count);
+          break;
+        case "blocked":
+          notify.blocked(projectId, report.error);
+          break;
+        case "pollFailed":
+          notify.pollFailed(projectId, report.error, report.durationSeconds);
+          break;
+        case "commitFailed":
+          notify.commitFailed(projectId, report.error);
+          break;
       }
-      case "blocked":
-        notify.blocked(projectId, outcome.error);
-        log.error(
-          { project: projectId, ...errorFields(outcome.error) },
-          "project state file is unusable; the project is not polled until it is moved aside",
-        );
-        return { requests: 0, open: false };
-      case "poll_failed":
-        if (signal.aborted) return { requests: 0, open: false };
-        notify.pollFailed(projectId, outcome.error, seconds);
-        log.warn(
-          { project: projectId, ...errorFields(outcome.error) },
-          "poll failed; nothing committed",
-        );
-        return { requests: 1, open: sync.hasOpenOperations(), slow: isTimeout(outcome.error) };
-      case "commit_failed":
-        notify.commitFailed(projectId, outcome.error);
-        if (outcome.error instanceof LeaseLostError) {
-          fenced(projectId, outcome.error, "state commit");
-          return { requests: outcome.result.requests, open: false };
-        }
-        log.error(
-          { project: projectId, ...errorFields(outcome.error) },
-          "state commit failed; the poll will be repeated",
-        );
-        return { requests: outcome.result.requests, open: sync.hasOpenOperations() };
     }
+    if (effects.deliver) notifier.tick();
+    if (effects.transitions !== undefined) logTransitions(projectId, effects.transitions);
+    for (const line of effects.logs) log[line.level](line.fields, line.message);
+    if (effects.leaseLost !== undefined) fenced(projectId, effects.leaseLost, "state commit");
+    return effects.job;
+  };
+
+  const pollProject = async (projectId: string, signal: AbortSignal) => {
+    const started = performance.now();
+    const outcome = await roster.step(projectId, now(), signal);
+    if (outcome === undefined) return { requests: 0, open: false };
+    const effects = stepEffects(outcome, {
+      projectId,
+      durationSeconds: (performance.now() - started) / 1000,
+      aborted: signal.aborted,
+      open: roster.sync(projectId)?.hasOpenOperations() ?? false,
+      outboxLimit: config.alerts.outboxLimit,
+    });
+    return apply(projectId, effects);
   };
 
   const listEndpoints = async (projectId: string, signal: AbortSignal) => {
@@ -316,61 +258,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     { poll: pollProject, listEndpoints },
   );
 
-  /** The notifier's view of a project: with leases, its outbox only while the lease is valid. */
-  const ownerOf = (sync: ProjectSync, token: number | undefined): OutboxOwner => {
-    const valid = () =>
-      leases === undefined || token === undefined || leases.isValid(sync.projectId, token);
-    return {
-      projectId: sync.projectId,
-      get state() {
-        return valid() ? sync.state : undefined;
-      },
-      updateOutbox: async (nowMs, change) => {
-        try {
-          const changed = await sync.updateOutbox(nowMs, change);
-          const state = sync.state;
-          // Deliveries change the committed outbox between polls: the gauges follow it.
-          if (changed && state !== undefined) notify.outboxChanged(sync.projectId, state);
-          return changed;
-        } catch (error) {
-          if (error instanceof LeaseLostError) fenced(sync.projectId, error, "outbox update");
-          throw error;
-        }
-      },
-    };
-  };
-
   /**
    * Watches exactly the projects of `wanted`, each committing under the lease token given
-   * (undefined: the file store). A project claimed again under a new token starts afresh from
-   * its committed state.
+   * (undefined: no leases), and loads the committed states of those that are new.
    */
   const watch = async (wanted: ReadonlyMap<string, number | undefined>): Promise<void> => {
-    for (const id of [...syncs.keys()]) {
-      if (wanted.has(id) && wanted.get(id) === tokens.get(id)) continue;
-      syncs.delete(id);
-      owners.delete(id);
-      tokens.delete(id);
-    }
-    const added: ProjectSync[] = [];
-    for (const [id, token] of wanted) {
-      if (syncs.has(id)) continue;
-      const projectStore =
-        token === undefined || leases === undefined || !(store instanceof PostgresStateStore)
-          ? store
-          : new LeasedStateStore(store, { holder: leases.replicaId, token });
-      const sync = new ProjectSync(
-        id,
-        projectStore,
-        client,
-        pollOptions,
-        config.alerts.outboxLimit,
-      );
-      syncs.set(id, sync);
-      owners.set(id, ownerOf(sync, token));
-      if (token !== undefined) tokens.set(id, token);
-      added.push(sync);
-    }
+    const added = roster.watch(wanted);
     // Reading the committed states a few at a time, not one by one: start-up with thousands
     // of projects waits on the disk (or the database), not on the CPU.
     await forEachBounded(added, LOAD_CONCURRENCY, async (sync) => {
@@ -393,8 +286,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         );
       }
     });
-    scheduler.setProjects([...syncs.keys()]);
-    notify.projectsChanged([...syncs.keys()]);
+    scheduler.setProjects(roster.ids());
+    notify.projectsChanged(roster.ids());
   };
 
   /** The projects to watch: all of them, or with leases, this replica's share of them. */
@@ -403,13 +296,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     else await watch(new Map(ids.map((id) => [id, undefined])));
   };
 
-  let fail: (error: Error) => void = () => undefined;
-  const failed = new Promise<Error>((resolve) => {
-    fail = resolve;
-  });
-
-  let discoveryTimer: NodeJS.Timeout | undefined;
-  const discover = async (): Promise<boolean> => {
+  const discovery = new DiscoveryLoop(async (current) => {
     try {
       const ids: string[] = [];
       const onSkipped = (skipped: SkippedProject) => {
@@ -422,7 +309,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         ids.push(project.id);
       }
       // A reload to a list of projects (or a stop) while this discovery ran: the list wins.
-      if (live.projects !== "all") return true;
+      if (!current()) return true;
       await setProjects(ids);
       log.info({ projects: ids.length }, "projects discovered");
       return true;
@@ -431,26 +318,23 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       log.error(errorFields(error), "project discovery failed; retrying");
       return false;
     }
+  });
+
+  /** Watches the configured list of projects, or discovers them all. */
+  const follow = async (projects: Config["projects"], intervalSeconds: number) => {
+    if (projects === "all") {
+      if (discovery.running) discovery.setInterval(intervalSeconds);
+      else await discovery.start(intervalSeconds);
+    } else {
+      discovery.stop();
+      await setProjects(projects);
+    }
   };
-  const scheduleDiscovery = (ok: boolean) => {
-    // After a failure, try again soon; after a success, at the configured interval.
-    const delay = ok
-      ? live.discoveryInterval * 1000
-      : Math.min(10_000, live.discoveryInterval * 1000);
-    if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
-    discoveryTimer = setTimeout(() => {
-      discoveryTimer = undefined;
-      void discover().then((done) => {
-        // A reload to a list of projects stops discovery.
-        if (live.projects === "all") scheduleDiscovery(done);
-      });
-    }, delay);
-    discoveryTimer.unref();
-  };
-  const stopDiscovery = () => {
-    if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
-    discoveryTimer = undefined;
-  };
+
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
 
   return {
     client,
@@ -459,22 +343,20 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     notifier,
     leases,
     failed,
-    projects: () => [...syncs.keys()],
-    project: (id) => syncs.get(id),
+    projects: () => roster.ids(),
+    project: (id) => roster.sync(id),
     async pollAll() {
       const signal = new AbortController().signal;
       // Each request waiting for its turn listens to it (as to the scheduler's).
       setMaxListeners(0, signal);
       // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
-      await forEachBounded([...syncs.keys()], config.api.concurrency, (id) =>
-        pollProject(id, signal),
-      );
+      await forEachBounded(roster.ids(), config.api.concurrency, (id) => pollProject(id, signal));
     },
     async start(ready) {
-      if (store instanceof FileStateStore) {
+      if (backend.kind === "file") {
         // A stale lock replaced (warn); the lock lost to another process (error): nothing can
         // be committed any more, so the daemon has failed.
-        store.onLockEvent = (event) => {
+        backend.store.onLockEvent = (event) => {
           log[event.level]({ file: event.file }, event.message);
           if (event.kind === "lost") fail(new Error(event.message));
         };
@@ -498,42 +380,31 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           throw error;
         }
       }
-      if (live.projects === "all") scheduleDiscovery(await discover());
-      else await setProjects(live.projects);
+      await follow(live.projects, live.discoveryInterval);
       // The first heartbeat claims this replica's share before polling starts.
       await leases?.start();
       scheduler.start();
       notifier.start();
       log.info(
         {
-          projects: syncs.size,
+          projects: roster.size,
           api: displayUrl(config.api.url),
-          sinks: sinkNames,
-          ...(store instanceof PostgresStateStore ? { store: store.location } : {}),
+          sinks: sinks.map((s) => s.config.name),
+          ...(backend.kind === "postgres" ? { store: backend.store.location } : {}),
           ...(leases === undefined ? {} : { replica: leases.replicaId }),
         },
         "exporter started",
       );
     },
-    async reconfigure(next, sinks) {
-      pollOptions = pollOptionsFrom(next, sinks);
-      for (const sync of syncs.values()) sync.setOptions(pollOptions);
-      await notifier.setSinks(createSinks(sinks));
-      sinkNames = sinks.map((s) => s.config.name);
-      deliveryMs = deliveryTime(sinks);
-      const before = live;
+    async reconfigure(next, nextSinks) {
+      roster.setPollOptions(pollOptionsFrom(next, nextSinks));
+      await notifier.setSinks(createSinks(nextSinks));
+      sinks = nextSinks;
       live = { projects: next.projects, discoveryInterval: next.discoveryInterval };
-      if (live.projects === "all") {
-        if (before.projects !== "all") scheduleDiscovery(await discover());
-        else if (before.discoveryInterval !== live.discoveryInterval) scheduleDiscovery(true);
-      } else {
-        stopDiscovery();
-        await setProjects(live.projects);
-      }
+      await follow(live.projects, live.discoveryInterval);
     },
     async stop() {
-      stopDiscovery();
-      live = { ...live, projects: [] };
+      discovery.stop();
       await scheduler.stop();
       await notifier.stop();
       // Released at once, so that the other replicas take the projects over without waiting.
@@ -542,30 +413,6 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       await client.close();
     },
   };
-}
-
-/** The file store, or the Postgres store when `state.url` is set. */
-function createStore(config: Config, log: Logger): StateStore {
-  const { url, leaseDuration, dir } = config.state;
-  if (url === undefined) return new FileStateStore(dir);
-  const leaseMs = leaseDuration * 1000;
-  return new PostgresStateStore({
-    url,
-    archive: config.history === "postgres",
-    maxConnections: 6,
-    // A paused process cannot hold a lease row's lock for long: the server ends its
-    // transaction well before the lease could be claimed by another replica.
-    idleInTransactionTimeoutMs: Math.max(500, Math.floor(leaseMs / 3)),
-    statementTimeoutMs: Math.max(5_000, leaseMs),
-    onPoolError: (error) => {
-      log.warn(errorFields(error), "a Postgres connection failed; it will be replaced");
-    },
-  });
-}
-
-/** A request that ran out of time: its project is slow for the scheduler. */
-function isTimeout(error: unknown): boolean {
-  return error instanceof ApiError && error.kind === "timeout";
 }
 
 function delay(ms: number): Promise<void> {

@@ -6,7 +6,7 @@
  * for a fixed time).
  */
 import { resolveConfig, type Config, type RawConfig } from "../../src/config/index.js";
-import { startExporter, type RunningExporter } from "../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { tempDir as newTempDir } from "../support/temp-dir.js";
 import { waitForWith } from "../support/wait.js";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { chromium, type Browser, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startExporter, type RunningExporter } from "../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
 import { resolveConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/logger.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";

@@ -17,7 +17,7 @@ import path from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { startExporter } from "../../../src/commands/run.js";
+import { startExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks } from "../../../src/config/index.js";
 import { captureLogger } from "../../support/capture-logger.js";
 import { spawnDaemon } from "../../support/daemon-process.js";

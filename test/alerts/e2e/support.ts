@@ -15,7 +15,7 @@ import {
   webhookPayloadSchema,
   type WebhookPayload,
 } from "../../../src/alerts/sinks/webhook-payload.js";
-import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, type Config, type RawConfig } from "../../../src/config/index.js";
 import type { ProjectState } from "../../../src/store/index.js";
 import { captureLogger, type CapturedLogger } from "../../support/capture-logger.js";

@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { Pool } from "undici";
-import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks, type RawConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/logger.js";
 import {

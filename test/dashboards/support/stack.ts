@@ -4,7 +4,7 @@
  * through its environment) and a real Prometheus scraping it every second.
  */
 import { Writable } from "node:stream";
-import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, type RawConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/logger.js";
 import type { TestSimulator } from "../../support/simulator.js";

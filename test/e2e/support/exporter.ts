@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { startExporter, type RunningExporter } from "../../../src/commands/run.js";
+import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, type RawConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/logger.js";
 import type { TestSimulator } from "../../support/simulator.js";

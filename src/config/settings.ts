@@ -1,0 +1,11 @@
+import type { Config } from "./schema.js";
+import type { ResolvedSink } from "./sinks.js";
+import type { WebSecurity } from "./web-config.js";
+
+/** Everything the exporter runs with, read from the file, the environment and the flags. */
+export interface Settings {
+  readonly config: Config;
+  readonly sinks: ResolvedSink[];
+  /** The web configuration file's TLS and users, when `web.configFile` names one. */
+  readonly web: WebSecurity | undefined;
+}

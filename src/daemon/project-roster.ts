@@ -1,0 +1,140 @@
+/**
+ * The watched projects and what each one holds while it is watched: its `ProjectSync`, the
+ * fencing token it commits under (Postgres store with leases), the notifier's view of its
+ * outbox, and its poll in flight. `watch` replaces the set; a project handed over to another
+ * replica is first `settled` (its poll in flight finished or abandoned).
+ */
+import type { OutboxOwner } from "../alerts/index.js";
+import { LeaseLostError } from "../store/fencing.js";
+import type { ProjectState, StateStore } from "../store/index.js";
+import {
+  ProjectSync,
+  type OperationsSource,
+  type PollOptions,
+  type StepOutcome,
+} from "../sync/index.js";
+
+export interface RosterOptions {
+  readonly source: OperationsSource;
+  /** The store a project commits to; `token` is its lease's fencing token (leases only). */
+  readonly storeFor: (projectId: string, token: number | undefined) => StateStore;
+  /** Whether a project's lease is still valid (always true without leases). */
+  readonly leaseValid: (projectId: string, token: number) => boolean;
+  readonly pollOptions: PollOptions;
+  readonly outboxLimit: number;
+  /** The notifier committed a change to a project's outbox. */
+  readonly outboxCommitted: (projectId: string, state: ProjectState) => void;
+  /** A commit of the notifier's was refused: the project's lease is lost. */
+  readonly leaseLost: (projectId: string, error: LeaseLostError) => void;
+}
+
+interface Watched {
+  readonly sync: ProjectSync;
+  readonly token: number | undefined;
+  readonly owner: OutboxOwner;
+}
+
+export class ProjectRoster {
+  readonly #projects = new Map<string, Watched>();
+  /** Each project's poll in flight, kept after the project is dropped until it settles. */
+  readonly #inFlight = new Map<string, Promise<StepOutcome>>();
+  #pollOptions: PollOptions;
+
+  constructor(private readonly options: RosterOptions) {
+    this.#pollOptions = options.pollOptions;
+  }
+
+  ids(): string[] {
+    return [...this.#projects.keys()];
+  }
+
+  get size(): number {
+    return this.#projects.size;
+  }
+
+  sync(projectId: string): ProjectSync | undefined {
+    return this.#projects.get(projectId)?.sync;
+  }
+
+  /** What the notifier drains: each project's outbox, while its lease is valid. */
+  *owners(): IterableIterator<OutboxOwner> {
+    for (const watched of this.#projects.values()) yield watched.owner;
+  }
+
+  /** Polls from the next one on with `options` (a reload). */
+  setPollOptions(options: PollOptions): void {
+    this.#pollOptions = options;
+    for (const { sync } of this.#projects.values()) sync.setOptions(options);
+  }
+
+  /**
+   * Watches exactly the projects of `wanted`, each committing under the token given (undefined
+   * without leases). A project claimed again under a new token starts afresh from its committed
+   * state. Returns the syncs added, whose states are still to be loaded.
+   */
+  watch(wanted: ReadonlyMap<string, number | undefined>): ProjectSync[] {
+    for (const [id, watched] of this.#projects) {
+      if (!wanted.has(id) || wanted.get(id) !== watched.token) this.#projects.delete(id);
+    }
+    const added: ProjectSync[] = [];
+    for (const [id, token] of wanted) {
+      if (this.#projects.has(id)) continue;
+      const sync = new ProjectSync(
+        id,
+        this.options.storeFor(id, token),
+        this.options.source,
+        this.#pollOptions,
+        this.options.outboxLimit,
+      );
+      this.#projects.set(id, { sync, token, owner: this.#owner(sync, token) });
+      added.push(sync);
+    }
+    return added;
+  }
+
+  /** One poll-and-commit step of a watched project; undefined if it is not watched. */
+  async step(
+    projectId: string,
+    nowMs: number,
+    signal: AbortSignal,
+  ): Promise<StepOutcome | undefined> {
+    const watched = this.#projects.get(projectId);
+    if (watched === undefined) return undefined;
+    const step = watched.sync.step(nowMs, signal);
+    this.#inFlight.set(projectId, step);
+    try {
+      return await step;
+    } finally {
+      if (this.#inFlight.get(projectId) === step) this.#inFlight.delete(projectId);
+    }
+  }
+
+  /** Resolves once the project's poll in flight, if any, has settled (also once dropped). */
+  async settled(projectId: string): Promise<void> {
+    await this.#inFlight.get(projectId)?.catch(() => undefined);
+  }
+
+  /** The notifier's view of a project: with a lease, its outbox only while the lease is valid. */
+  #owner(sync: ProjectSync, token: number | undefined): OutboxOwner {
+    const { leaseValid, outboxCommitted, leaseLost } = this.options;
+    const valid = () => token === undefined || leaseValid(sync.projectId, token);
+    return {
+      projectId: sync.projectId,
+      get state() {
+        return valid() ? sync.state : undefined;
+      },
+      updateOutbox: async (nowMs, change) => {
+        try {
+          const changed = await sync.updateOutbox(nowMs, change);
+          const state = sync.state;
+          // Deliveries change the committed outbox between polls: the gauges follow it.
+          if (changed && state !== undefined) outboxCommitted(sync.projectId, state);
+          return changed;
+        } catch (error) {
+          if (error instanceof LeaseLostError) leaseLost(sync.projectId, error);
+          throw error;
+        }
+      },
+    };
+  }
+}

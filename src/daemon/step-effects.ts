@@ -1,0 +1,170 @@
+/**
+ * What one poll of a project leads to, decided from its outcome alone: what the observers hear,
+ * what is logged, whether the notifier has new alerts to deliver, whether the project's lease
+ * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
+ */
+import { ApiError } from "../api/index.js";
+import { errorFields } from "../logger.js";
+import { LeaseLostError } from "../store/fencing.js";
+import type { StateFileError } from "../store/index.js";
+import { ANOMALY_MEANING, type PollResult, type StepOutcome } from "../sync/index.js";
+import { planTransitionLog, type TransitionLog } from "./transition-log.js";
+
+/** An event for the observers (`DaemonObserver`), by the name of its method. */
+export type Report =
+  | {
+      readonly event: "committed";
+      readonly result: PollResult;
+      readonly durationSeconds: number;
+    }
+  | { readonly event: "alertsDropped"; readonly count: number }
+  | { readonly event: "blocked"; readonly error: StateFileError }
+  | { readonly event: "pollFailed"; readonly error: unknown; readonly durationSeconds: number }
+  | { readonly event: "commitFailed"; readonly error: unknown };
+
+export interface LogLine {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly message: string;
+}
+
+/** What the scheduler learns from a poll (`SchedulerJobs.poll`). */
+export interface JobResult {
+  readonly requests: number;
+  readonly open: boolean;
+  /** A request ran out of time: the project is slow. */
+  readonly slow?: boolean;
+}
+
+export interface StepEffects {
+  readonly reports: readonly Report[];
+  readonly logs: readonly LogLine[];
+  /** The committed poll's transitions, as they are logged (committed polls only). */
+  readonly transitions: TransitionLog | undefined;
+  /** New alerts are in the outbox: the notifier should look now. */
+  readonly deliver: boolean;
+  /** The store refused the commit: this replica no longer holds the project's lease. */
+  readonly leaseLost: LeaseLostError | undefined;
+  readonly job: JobResult;
+}
+
+export interface StepContext {
+  readonly projectId: string;
+  /** How long the step took. */
+  readonly durationSeconds: number;
+  /** The poll was abandoned (shutdown, or the project was dropped). */
+  readonly aborted: boolean;
+  /** The project has open operations after the step. */
+  readonly open: boolean;
+  /** The outbox's limit, for the line that says alerts were dropped. */
+  readonly outboxLimit: number;
+}
+
+const NONE: Omit<StepEffects, "job"> = {
+  reports: [],
+  logs: [],
+  transitions: undefined,
+  deliver: false,
+  leaseLost: undefined,
+};
+
+export function stepEffects(outcome: StepOutcome, context: StepContext): StepEffects {
+  const project = context.projectId;
+  switch (outcome.kind) {
+    case "committed": {
+      const { result, dropped } = outcome;
+      const reports: Report[] = [
+        { event: "committed", result, durationSeconds: context.durationSeconds },
+      ];
+      const logs: LogLine[] = [];
+      if (dropped.length > 0) {
+        reports.push({ event: "alertsDropped", count: dropped.length });
+        logs.push({
+          level: "error",
+          fields: { project, dropped: dropped.length, limit: context.outboxLimit },
+          message: "the alert outbox is full; new alerts were dropped",
+        });
+      }
+      for (const { kind, count, example } of result.anomalies) {
+        logs.push({
+          level: "warn",
+          fields: { project, anomaly: kind, count, operation: example },
+          message: `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
+        });
+      }
+      logs.push({
+        level: "debug",
+        fields: {
+          project,
+          requests: result.requests,
+          transitions: result.transitions.length,
+          catchingUp: result.catchingUp,
+        },
+        message: "poll committed",
+      });
+      return {
+        ...NONE,
+        reports,
+        logs,
+        transitions: planTransitionLog(result.transitions),
+        deliver: result.alerts.length > 0,
+        job: { requests: result.requests, open: context.open },
+      };
+    }
+    case "blocked":
+      return {
+        ...NONE,
+        reports: [{ event: "blocked", error: outcome.error }],
+        logs: [
+          {
+            level: "error",
+            fields: { project, ...errorFields(outcome.error) },
+            message:
+              "project state file is unusable; the project is not polled until it is moved aside",
+          },
+        ],
+        job: { requests: 0, open: false },
+      };
+    case "poll_failed":
+      if (context.aborted) return { ...NONE, job: { requests: 0, open: false } };
+      return {
+        ...NONE,
+        reports: [
+          { event: "pollFailed", error: outcome.error, durationSeconds: context.durationSeconds },
+        ],
+        logs: [
+          {
+            level: "warn",
+            fields: { project, ...errorFields(outcome.error) },
+            message: "poll failed; nothing committed",
+          },
+        ],
+        job: { requests: 1, open: context.open, slow: isTimeout(outcome.error) },
+      };
+    case "commit_failed": {
+      const reports: Report[] = [{ event: "commitFailed", error: outcome.error }];
+      const requests = outcome.result.requests;
+      if (outcome.error instanceof LeaseLostError) {
+        // Logged by whoever hears of the lost lease: it knows the replica and the lease.
+        return { ...NONE, reports, leaseLost: outcome.error, job: { requests, open: false } };
+      }
+      return {
+        ...NONE,
+        reports,
+        logs: [
+          {
+            level: "error",
+            fields: { project, ...errorFields(outcome.error) },
+            message: "state commit failed; the poll will be repeated",
+          },
+        ],
+        job: { requests, open: context.open },
+      };
+    }
+  }
+}
+
+/** A request that ran out of time: its project is slow for the scheduler. */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof ApiError && error.kind === "timeout";
+}

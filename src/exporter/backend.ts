@@ -1,0 +1,54 @@
+/**
+ * The exporter's two connections to the outside, built from the configuration: the API client
+ * (its deadlines, size cap and rate limit) and the state store (the file store, or the Postgres
+ * store shared with other replicas through leases).
+ */
+import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
+import type { Config } from "../config/index.js";
+import type { StoreBackend } from "../daemon/index.js";
+import { defaultReplicaId } from "../leases/index.js";
+import { errorFields, type Logger } from "../logger.js";
+import { FileStateStore } from "../store/index.js";
+import { PostgresStateStore } from "../store/postgres-store.js";
+
+export function apiClientFrom(config: Config, events?: ApiClientEvents): ApiClient {
+  // `api.timeout` bounds the whole exchange; the silences within it cannot be longer.
+  const timeoutMs = config.api.timeout * 1000;
+  return createApiClient({
+    apiKey: config.api.key,
+    baseUrl: config.api.url,
+    retry: { maxAttempts: config.api.maxAttempts },
+    timeouts: { headersMs: timeoutMs, bodyMs: timeoutMs, deadlineMs: timeoutMs },
+    maxResponseBytes: config.api.maxResponseBytes,
+    rateLimit: {
+      requestsPerMinute: config.api.requestsPerMinute,
+      burst: config.api.burstPerSecond,
+      maxConcurrency: config.api.concurrency,
+    },
+    ...(events === undefined ? {} : { events }),
+  });
+}
+
+/** The file store, or the Postgres store (with leases) when `state.url` is set. */
+export function storeBackendFrom(
+  config: Config,
+  logger: Logger,
+  replicaId: string = defaultReplicaId(),
+): StoreBackend {
+  const { url, leaseDuration, dir } = config.state;
+  if (url === undefined) return { kind: "file", store: new FileStateStore(dir) };
+  const leaseMs = leaseDuration * 1000;
+  const store = new PostgresStateStore({
+    url,
+    archive: config.history === "postgres",
+    maxConnections: 6,
+    // A paused process cannot hold a lease row's lock for long: the server ends its
+    // transaction well before the lease could be claimed by another replica.
+    idleInTransactionTimeoutMs: Math.max(500, Math.floor(leaseMs / 3)),
+    statementTimeoutMs: Math.max(5_000, leaseMs),
+    onPoolError: (error) => {
+      logger.warn(errorFields(error), "a Postgres connection failed; it will be replaced");
+    },
+  });
+  return { kind: "postgres", store, leaseMs, replicaId };
+}

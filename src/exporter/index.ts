@@ -1,0 +1,9 @@
+/**
+ * The exporter assembled: `start-exporter.ts` builds and starts every part from a validated
+ * configuration (client and store from `backend.ts`, the daemon, metrics, sinks, the status
+ * page and the HTTP server); `readiness.ts` says when it is ready; `reload.ts` applies SIGHUP
+ * reloads one at a time. Commands only parse flags and call it.
+ */
+export * from "./start-exporter.js";
+export { apiClientFrom, storeBackendFrom } from "./backend.js";
+export type { ConfigLoads, ReloadOutcome } from "./reload.js";

@@ -1,0 +1,169 @@
+/**
+ * The one place that assembles the exporter from a validated configuration: the API client,
+ * the state store, the daemon, the metrics, the sinks, the status page and the HTTP server,
+ * and the reloads of its configuration. Commands parse flags and call `startExporter`.
+ */
+import {
+  loadWebConfig,
+  planReload,
+  resolveSinks,
+  type Config,
+  type ResolvedSink,
+  type Settings,
+  type WebSecurity,
+} from "../config/index.js";
+import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
+import { createLogger, errorFields, type Logger } from "../logger.js";
+import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
+import {
+  createStatusPage,
+  startServer,
+  statusPageSecrets,
+  statusPageSinks,
+  type RunningServer,
+} from "../server/index.js";
+import { PACKAGE, REVISION } from "../version.js";
+import { apiClientFrom, storeBackendFrom } from "./backend.js";
+import { readiness } from "./readiness.js";
+import { createReloader, type ReloadOutcome } from "./reload.js";
+
+export interface RunningExporter {
+  readonly daemon: Daemon;
+  readonly metrics: ExporterMetrics;
+  readonly server: RunningServer;
+  readonly logger: Logger;
+  /**
+   * Reads the settings with `load` and applies their live part (see `planReload`); one reload
+   * at a time. A load or an application that fails keeps the running configuration. The
+   * outcome is logged and shown in `pgcp_config_last_reload_successful`.
+   */
+  reload(load: () => Promise<Settings>): Promise<ReloadOutcome>;
+  stop(): Promise<void>;
+}
+
+export interface ExporterOptions {
+  readonly logger?: Logger;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly sinks?: readonly ResolvedSink[];
+  /** The web configuration; by default read from `web.configFile`, if set. */
+  readonly web?: WebSecurity | undefined;
+  /** More observers of the daemon (the demo's summary). */
+  readonly observers?: readonly DaemonObserver[];
+}
+
+/** Starts the exporter for a validated configuration (`run`, the demo and tests). */
+export async function startExporter(
+  config: Config,
+  opts: ExporterOptions = {},
+): Promise<RunningExporter> {
+  const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.format);
+  // Throws a ConfigError naming a missing variable (never a secret's value).
+  const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
+  const web =
+    "web" in opts || config.web.configFile === undefined
+      ? opts.web
+      : await loadWebConfig(config.web.configFile);
+
+  /** What exists only once the exporter is up (the reloads and the metrics' probes ask). */
+  const up: { daemon?: Daemon; server?: RunningServer } = {};
+  let current = config;
+  const reloader = createReloader({
+    logger,
+    apply: async (next) => {
+      const { daemon, server } = up;
+      if (daemon === undefined || server === undefined) throw new Error("not started yet");
+      const plan = planReload(current, next.config);
+      // The one step that may refuse (TLS turned on or off) comes first: nothing changes then.
+      server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
+      logger.level = plan.config.log.level;
+      statusPage.setSinks(
+        statusPageSinks(next.sinks),
+        statusPageSecrets(config.api.key, next.sinks),
+      );
+      await daemon.reconfigure(plan.config, next.sinks);
+      current = plan.config;
+      return plan.restartNeeded;
+    },
+    describe: () => ({ projects: up.daemon?.projects().length, sinks: current.sinks.length }),
+    after: () => metrics.refresh(),
+  });
+  // The metrics render before the daemon exists (their first rendering is built at once).
+  const metrics = createExporterMetrics({
+    version: PACKAGE.version,
+    revision: REVISION,
+    perProjectHistograms: config.metrics.perProjectHistograms,
+    ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
+    exclude: config.metrics.exclude,
+    limiterTokens: () => up.daemon?.client.limiterStats().tokensRemaining,
+    scheduler: () => up.daemon?.scheduler,
+    leases: () => up.daemon?.leases,
+    configLoads: () => reloader.loads,
+    onError: (error) => {
+      logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
+    },
+  });
+  const ready = readiness();
+  const statusPage = createStatusPage({
+    source: () => up.daemon,
+    version: PACKAGE.version,
+    apiUrl: config.api.url,
+    sinks: statusPageSinks(sinks),
+    notReadyReason: () => ready.reason(),
+    secrets: statusPageSecrets(config.api.key, sinks),
+    ...(config.status.page === "off" ? {} : { detail: config.status.page }),
+  });
+  const daemon = createDaemon(config, {
+    client: apiClientFrom(config, metrics.apiEvents),
+    backend: storeBackendFrom(config, logger),
+    logger,
+    observers: [metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
+    sinks,
+    notifierObserver: metrics.notifierObserver,
+    leaseObserver: metrics.leaseObserver,
+  });
+  up.daemon = daemon;
+  // Listening comes first, before anything is polled: an address that cannot be had stops the
+  // start at once. Until the committed state is loaded and rendered, /metrics answers 503
+  // (a scrape then would see the counters drop to zero).
+  let metricsServed = false;
+  try {
+    await daemon.start(async () => {
+      up.server = await startServer({
+        listen: config.listen,
+        metrics,
+        // Not ready either before /metrics is served.
+        notReadyReason: () =>
+          metricsServed ? ready.reason() : "the committed state is being loaded",
+        metricsServed: () => metricsServed,
+        routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
+        security: web,
+        healthWithoutAuth: config.web.healthWithoutAuth,
+      });
+    });
+  } catch (error) {
+    // Nothing was polled; what did start is stopped, so that the process can exit.
+    await daemon.stop().catch(() => undefined);
+    await up.server?.close();
+    metrics.close();
+    throw error;
+  }
+  const { server } = up;
+  if (server === undefined) throw new Error("the exporter's server was not started");
+  // The first rendering was built before the committed state was loaded.
+  await metrics.refresh();
+  metricsServed = true;
+  logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
+
+  return {
+    daemon,
+    metrics,
+    server,
+    logger,
+    reload: (load) => reloader.reload(load),
+    async stop() {
+      await daemon.stop();
+      await server.close();
+      metrics.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * What one poll leads to, decided without running anything: the reports the metrics and the
+ * status page hear, the lines an operator reads, whether alerts go out now, and what the
+ * scheduler learns (requests spent, fast lane, a slow project).
+ */
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/api/index.js";
+import { stepEffects, type StepContext } from "../../src/daemon/step-effects.js";
+import { LeaseLostError } from "../../src/store/fencing.js";
+import { StateFileError } from "../../src/store/index.js";
+import type { OutboxEntry } from "../../src/store/index.js";
+import type { PollResult } from "../../src/sync/index.js";
+import { alert, pollResult, projectState } from "../metrics/support/fixtures.js";
+
+const CONTEXT: StepContext = {
+  projectId: "p-1",
+  durationSeconds: 0.25,
+  aborted: false,
+  open: true,
+  outboxLimit: 100,
+};
+
+function committed(fields: Partial<PollResult> = {}, dropped: readonly OutboxEntry[] = []) {
+  const result = { ...pollResult(projectState("p-1")), requests: 3, ...fields };
+  return { kind: "committed" as const, result, dropped };
+}
+
+const entry: OutboxEntry = { alert: alert("p-1", "a-1"), createdAtMs: 0, pending: ["slack"] };
+
+function apiError(kind: "timeout" | "http"): ApiError {
+  return new ApiError(`the request ${kind === "timeout" ? "timed out" : "failed with 503"}`, {
+    kind,
+    status: kind === "timeout" ? undefined : 503,
+    code: kind,
+    requestId: "r-1",
+    route: "listOperations",
+    method: "GET",
+    retryable: true,
+    attempts: 3,
+  });
+}
+
+describe("a committed poll", () => {
+  it("reports the commit, tells the scheduler its requests and open operations", () => {
+    const effects = stepEffects(committed(), CONTEXT);
+    expect(effects.reports.map((r) => r.event)).toEqual(["committed"]);
+    expect(effects.job).toEqual({ requests: 3, open: true });
+    expect(effects.deliver).toBe(false);
+    expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);
+  });
+
+  it("wakes the notifier when it raised alerts", () => {
+    expect(stepEffects(committed({ alerts: [entry] }), CONTEXT).deliver).toBe(true);
+  });
+
+  it("reports and logs alerts the full outbox dropped, with the limit", () => {
+    const effects = stepEffects(committed({}, [entry, entry]), CONTEXT);
+    expect(effects.reports).toContainEqual({ event: "alertsDropped", count: 2 });
+    expect(effects.logs).toContainEqual({
+      level: "error",
+      fields: { project: "p-1", dropped: 2, limit: 100 },
+      message: "the alert outbox is full; new alerts were dropped",
+    });
+  });
+
+  it("warns of each odd answer the walk worked around", () => {
+    const anomalies = [{ kind: "duplicate_record" as const, count: 4, example: "op-9" }];
+    const effects = stepEffects(committed({ anomalies }), CONTEXT);
+    const warnings = effects.logs.filter((l) => l.level === "warn");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields).toMatchObject({
+      project: "p-1",
+      anomaly: "duplicate_record",
+      count: 4,
+    });
+  });
+});
+
+describe("a poll that failed", () => {
+  it("counts one request and keeps the lane; a timeout marks the project slow", () => {
+    const slow = stepEffects({ kind: "poll_failed", error: apiError("timeout") }, CONTEXT);
+    expect(slow.job).toEqual({ requests: 1, open: true, slow: true });
+    expect(slow.reports.map((r) => r.event)).toEqual(["pollFailed"]);
+    expect(slow.logs.map((l) => l.message)).toEqual(["poll failed; nothing committed"]);
+    const failed = stepEffects({ kind: "poll_failed", error: apiError("http") }, CONTEXT);
+    expect(failed.job.slow).toBe(false);
+  });
+
+  it("reports nothing when the poll was abandoned (shutdown)", () => {
+    const effects = stepEffects(
+      { kind: "poll_failed", error: new Error("aborted") },
+      { ...CONTEXT, aborted: true },
+    );
+    expect(effects.reports).toEqual([]);
+    expect(effects.logs).toEqual([]);
+    expect(effects.job).toEqual({ requests: 0, open: false });
+  });
+});
+
+describe("a commit that failed", () => {
+  const result = committed().result;
+
+  it("repeats the poll later and says so", () => {
+    const effects = stepEffects(
+      { kind: "commit_failed", error: new Error("disk full"), result },
+      CONTEXT,
+    );
+    expect(effects.reports.map((r) => r.event)).toEqual(["commitFailed"]);
+    expect(effects.logs[0]?.message).toBe("state commit failed; the poll will be repeated");
+    expect(effects.job).toEqual({ requests: 3, open: true });
+    expect(effects.leaseLost).toBeUndefined();
+  });
+
+  it("gives the project up when the store fenced the commit", () => {
+    const error = new LeaseLostError("p-1", "taken", { holder: "r-1", token: 4 }, "newer claim");
+    const effects = stepEffects({ kind: "commit_failed", error, result }, CONTEXT);
+    expect(effects.leaseLost).toBe(error);
+    expect(effects.job).toEqual({ requests: 3, open: false });
+  });
+});
+
+it("stops polling a project whose state file is unusable, and says what to do", () => {
+  const error = new StateFileError("/state/p-1.json", "corrupt", "not JSON");
+  const effects = stepEffects({ kind: "blocked", error }, CONTEXT);
+  expect(effects.reports).toEqual([{ event: "blocked", error }]);
+  expect(effects.logs[0]?.message).toMatch(/not polled until it is moved aside/);
+  expect(effects.job).toEqual({ requests: 0, open: false });
+});
