@@ -1,13 +1,6 @@
 /**
  * A URL as logs, `check-config` and the status page show it: scheme, host and path only. User
  * names, passwords, query parameters (`?token=…`) and fragments can hold secrets, so none of
- * them is shown.
+ * them is shown. The store's function, which names the Postgres store's database the same way.
  */
-export function displayUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.protocol}//${url.host}${url.pathname}`;
-  } catch {
-    return "(not a valid URL)";
-  }
-}
+export { displayUrl } from "../store/index.js";

@@ -25,12 +25,8 @@ import {
   type StateDirLockEvent,
   type StateDirLockOptions,
 } from "./state-dir-lock.js";
-import {
-  STATE_FORMAT,
-  STATE_VERSION,
-  projectStateSchema,
-  type ProjectState,
-} from "./project-state.js";
+import type { ProjectState } from "./project-state.js";
+import { parseStateDocument } from "./state-document.js";
 import { describe, isNotFound, syncDirectory } from "./fs-primitives.js";
 
 const SUFFIX = ".state.json";
@@ -155,36 +151,5 @@ export class FileStateStore implements StateStore {
 
 /** Validates a state document read from `file`; never returns a document it cannot vouch for. */
 export function parseState(file: string, text: string, projectId: string): ProjectState {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new StateFileError(file, "corrupt", "state file is not valid JSON");
-  }
-  const envelope = json as { format?: unknown; version?: unknown; projectId?: unknown } | null;
-  if (typeof envelope !== "object" || envelope === null || envelope.format !== STATE_FORMAT) {
-    throw new StateFileError(file, "foreign", `not a ${STATE_FORMAT} document`);
-  }
-  if (envelope.version !== STATE_VERSION) {
-    throw new StateFileError(
-      file,
-      "version",
-      `state format version ${String(envelope.version)} is not supported (this build reads version ${STATE_VERSION})`,
-    );
-  }
-  if (envelope.projectId !== projectId) {
-    throw new StateFileError(
-      file,
-      "foreign",
-      `state file belongs to project ${JSON.stringify(envelope.projectId)}, not ${projectId}`,
-    );
-  }
-  const parsed = projectStateSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where =
-      issue === undefined ? "" : `${issue.path.join(".") || "(root)"}: ${issue.message}`;
-    throw new StateFileError(file, "corrupt", `state file does not match its format (${where})`);
-  }
-  return parsed.data;
+  return parseStateDocument(text, projectId, { location: file, noun: "state file" });
 }

@@ -21,16 +21,13 @@
 import pg from "pg";
 import type { ClientBase, Pool } from "pg";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
+import { displayUrl } from "./display-url.js";
 import { archiveRows, upsertOperations } from "./operations-archive.js";
 import type { CommitDetails } from "./commit-details.js";
 import { LeaseLostError, type CommitFence } from "./fencing.js";
 import { migrate } from "./migrations.js";
-import {
-  STATE_FORMAT,
-  STATE_VERSION,
-  projectStateSchema,
-  type ProjectState,
-} from "./project-state.js";
+import type { ProjectState } from "./project-state.js";
+import { parseStateDocument } from "./state-document.js";
 import { StateFileError, type StateStore } from "./state-store.js";
 
 export interface PostgresStoreOptions {
@@ -67,7 +64,8 @@ export class PostgresStateStore implements StateStore {
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
-    this.location = redactUrl(options.url);
+    // `postgres://host:port/database`: the address without user, password or parameters.
+    this.location = displayUrl(options.url, "postgres://(unparsable address)");
     this.archive = options.archive ?? false;
     const settings = {
       connectionString: options.url,
@@ -285,48 +283,7 @@ async function checkFence(client: ClientBase, projectId: string, fence: CommitFe
 
 /** Validates a stored document; never returns one it cannot vouch for. */
 export function parseStateRow(row: string, text: string, projectId: string): ProjectState {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new StateFileError(row, "corrupt", "the state row is not valid JSON");
-  }
-  const envelope = json as { format?: unknown; version?: unknown; projectId?: unknown } | null;
-  if (typeof envelope !== "object" || envelope === null || envelope.format !== STATE_FORMAT) {
-    throw new StateFileError(row, "foreign", `the state row is not a ${STATE_FORMAT} document`);
-  }
-  if (envelope.version !== STATE_VERSION) {
-    throw new StateFileError(
-      row,
-      "version",
-      `state format version ${String(envelope.version)} is not supported (this build reads version ${STATE_VERSION})`,
-    );
-  }
-  if (envelope.projectId !== projectId) {
-    throw new StateFileError(
-      row,
-      "foreign",
-      `the state row belongs to project ${JSON.stringify(envelope.projectId)}, not ${projectId}`,
-    );
-  }
-  const parsed = projectStateSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where =
-      issue === undefined ? "" : `${issue.path.join(".") || "(root)"}: ${issue.message}`;
-    throw new StateFileError(row, "corrupt", `the state row does not match its format (${where})`);
-  }
-  return parsed.data;
-}
-
-/** `postgres://host:port/database`: the address without user, password or parameters. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return "postgres://(unparsable address)";
-  }
+  return parseStateDocument(text, projectId, { location: row, noun: "the state row" });
 }
 
 /** The connection is unusable (server gone, session ended): do not return it to the pool. */
