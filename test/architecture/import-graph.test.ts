@@ -28,7 +28,6 @@ const LAYERS: readonly (readonly string[])[] = [
   ["server"],
   ["daemon"],
   ["exporter"],
-  ["dashboards"],
   ["simulator"],
   ["commands"],
   ["cli.ts", "healthcheck.ts"],

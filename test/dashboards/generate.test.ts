@@ -1,5 +1,5 @@
 /**
- * The dashboards in `dashboards/` are what `src/dashboards` generates, formatted as prettier
+ * The dashboards in `dashboards/` are what `tools/dashboards` generates, formatted as prettier
  * formats JSON (so `prettier --check` accepts them): `UPDATE_DASHBOARDS=1 npx vitest run
  * test/dashboards/generate.test.ts` rewrites them. And they are well-formed for Grafana: unique
  * uids and panel ids, every query on the `$datasource` variable, the `$project` variable from a
@@ -8,7 +8,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { format, resolveConfig } from "prettier";
 import { describe, expect, it } from "vitest";
-import { DASHBOARDS, PROJECT_VARIABLE_QUERY, renderDashboard } from "../../src/dashboards/index.js";
+import {
+  DASHBOARDS,
+  PROJECT_VARIABLE_QUERY,
+  renderDashboard,
+} from "../../tools/dashboards/index.js";
 import { catalogueSeries } from "./support/promql.js";
 import {
   DASHBOARD_DIR,
@@ -25,7 +29,7 @@ async function formatted(file: string, text: string): Promise<string> {
 
 describe("dashboards/*.json", () => {
   it.each(DASHBOARDS.map((d) => [d.file, d] as const))(
-    "%s is what src/dashboards generates (UPDATE_DASHBOARDS=1 rewrites it)",
+    "%s is what tools/dashboards generates (UPDATE_DASHBOARDS=1 rewrites it)",
     async (file, { build }) => {
       const text = await formatted(file, renderDashboard(build()));
       const path = DASHBOARD_DIR + file;

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/index.js";
-import { DASHBOARDS } from "../../src/dashboards/index.js";
+import { DASHBOARDS } from "../../tools/dashboards/index.js";
 import { DASHBOARD_DIR } from "./support/dashboards.js";
 
 const CONFIG = fileURLToPath(new URL("../../config/", import.meta.url));

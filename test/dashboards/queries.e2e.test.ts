@@ -27,7 +27,7 @@ import { startTestSimulator, type TestSimulator } from "../support/simulator.js"
 import { findBinary, requireBinary } from "../e2e/support/binaries.js";
 import { scrape, tempDir, waitFor } from "../e2e/support/exporter.js";
 import { startPrometheus, type RunningPrometheus, type Series } from "../e2e/support/prometheus.js";
-import { PROJECT_VARIABLE_QUERY } from "../../src/dashboards/index.js";
+import { PROJECT_VARIABLE_QUERY } from "../../tools/dashboards/index.js";
 import { loadDashboards, panelQueries, substitute, type PanelQuery } from "./support/dashboards.js";
 import { startStackExporter, type StackExporter } from "./support/stack.js";
 import { RULES_JOB, loadAlertRules } from "../rules/support.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROJECT_MATCHER } from "../../src/dashboards/index.js";
+import { PROJECT_MATCHER } from "../../tools/dashboards/index.js";
 import { requireBinary } from "../e2e/support/binaries.js";
 import { loadDashboards, panelQueries, substitute } from "./support/dashboards.js";
 import { catalogueProblems, catalogueSeries, selectors } from "./support/promql.js";

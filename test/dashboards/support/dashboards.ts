@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { DASHBOARDS, renderDashboard } from "../../../src/dashboards/index.js";
+import { DASHBOARDS, renderDashboard } from "../../../tools/dashboards/index.js";
 
 export const DASHBOARD_DIR = fileURLToPath(new URL("../../../dashboards/", import.meta.url));
 
@@ -65,7 +65,7 @@ export function loadDashboards(): { file: string; json: DashboardJson }[] {
   }));
 }
 
-/** The dashboards as `src/dashboards` generates them (equal to the committed ones when the
+/** The dashboards as `tools/dashboards` generates them (equal to the committed ones when the
  * generation test passes), by file name. */
 export function generatedDashboards(): { file: string; json: DashboardJson }[] {
   return DASHBOARDS.map(({ file, build }) => ({

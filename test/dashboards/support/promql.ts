@@ -6,7 +6,7 @@
  * only says which series it names, for the check against the metric catalogue.
  */
 import { CATALOGUE } from "../../../src/metrics/catalogue.js";
-import { HISTOGRAM_SUFFIXES } from "../../../src/dashboards/index.js";
+import { HISTOGRAM_SUFFIXES } from "../../../tools/dashboards/index.js";
 
 export interface Matcher {
   readonly label: string;

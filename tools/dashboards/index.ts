@@ -1,7 +1,8 @@
 /**
  * The Grafana dashboards of pgcp-exporter, generated into `dashboards/` as JSON. Not part of the
- * daemon (nothing imports this at run time): `test/dashboards/generate.test.ts` renders them and
- * compares them with the committed files, and `UPDATE_DASHBOARDS=1` rewrites those.
+ * exporter (outside `src/`, not built; it reads the metric catalogue from `src/metrics` and needs
+ * the Grafana foundation SDK, a dev dependency): `test/dashboards/generate.test.ts` renders them
+ * and compares them with the committed files, and `UPDATE_DASHBOARDS=1` rewrites those.
  */
 import type { Dashboard } from "./dashboard.js";
 import { exporterHealthDashboard } from "./exporter-health.js";
