@@ -16,7 +16,6 @@ import {
   CachedExposition,
   DEFAULT_TIMING,
   type Exposition,
-  slicedRendering,
   type ExpositionTiming,
 } from "./exposition.js";
 import { registerCatalogue } from "./families.js";
@@ -24,6 +23,7 @@ import { familyNames, processMetricsRegistry } from "./process-metrics.js";
 import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projection.js";
 import { ProjectViews } from "./project-views.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
+import { registryFamilies, slicedRendering } from "./sliced-rendering.js";
 
 export interface ExporterMetricsOptions extends SelectionOptions {
   /** The exporter's version, for `pgcp_build_info`. */
@@ -71,7 +71,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
 
   const views = new ProjectViews();
   const registry = new Registry();
-  const families = registerCatalogue(registry, specFilter(selected, options), {
+  const { events, texts } = registerCatalogue(registry, specFilter(selected, options), {
     projects: views,
     runtime: {
       version: options.version,
@@ -82,12 +82,10 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       configLoads: options.configLoads,
     },
   });
-  // The exporter's own families first, then the process's.
-  const all = Registry.merge([registry, processRegistry]);
-
   const exposition = new CachedExposition(
-    slicedRendering(all),
-    all.contentType,
+    // The exporter's own families first, then the process's.
+    slicedRendering([...texts, ...registryFamilies(processRegistry)]),
+    registry.contentType,
     options.timing ?? DEFAULT_TIMING,
     options.onError ?? warn,
   );
@@ -95,10 +93,10 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     exposition.invalidate();
   };
   return {
-    ...daemonObserver(views, families, changed),
-    apiEvents: apiEventCounters(families, changed),
-    notifierObserver: notifierCounters(families, changed),
-    leaseObserver: leaseCounters(families, changed),
+    ...daemonObserver(views, events, changed),
+    apiEvents: apiEventCounters(events, changed),
+    notifierObserver: notifierCounters(events, changed),
+    leaseObserver: leaseCounters(events, changed),
     current: () => exposition.current(),
     refresh: () => exposition.refresh(),
     close: () => {

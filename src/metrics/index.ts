@@ -1,6 +1,7 @@
 /**
- * Metrics: the catalogue of every family, the projection of committed state, endpoint listings
- * and API events onto prom-client, and the cached `/metrics` rendering.
+ * Metrics: the catalogue of every family; API and daemon events counted in prom-client; the
+ * families projected from committed state, endpoint listings and runtime probes, written as
+ * exposition text of our own; and the cached `/metrics` rendering of both, in slices.
  */
 export {
   CATALOGUE,

@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { slicedRendering } from "../../src/metrics/exposition.js";
+import { registryFamilies, slicedRendering } from "../../src/metrics/sliced-rendering.js";
 
 function registry(processMetrics: boolean): Registry {
   const r = new Registry();
@@ -63,7 +63,7 @@ function comparable(text: string): string {
 describe("the sliced rendering of a registry", () => {
   it("writes prom-client's bytes, in one slice", async () => {
     const r = registry(true);
-    expect(comparable((await slicedRendering(r, 1e9)()).toString())).toBe(
+    expect(comparable((await slicedRendering(registryFamilies(r), 1e9)()).toString())).toBe(
       comparable(await r.metrics()),
     );
   });
@@ -73,9 +73,41 @@ describe("the sliced rendering of a registry", () => {
     const merged = Registry.merge([registry(false), new Registry()]);
     let turns = 0;
     const counting = setInterval(() => (turns += 1), 0);
-    const sliced = (await slicedRendering(merged, 0)()).toString();
+    const sliced = (await slicedRendering(registryFamilies(merged), 0)()).toString();
     clearInterval(counting);
     expect(sliced).toBe(await merged.metrics());
     expect(turns).toBeGreaterThan(0);
+  });
+});
+
+describe("the sliced rendering of families of our own", () => {
+  /** A family of many series that notes whether the event loop ran before its last line. */
+  function manyLines(): { lines: () => Generator<string>; loopRanWithin: () => boolean } {
+    let loopRan = false;
+    let loopRanWithin = false;
+    function* lines(): Generator<string> {
+      setImmediate(() => (loopRan = true));
+      yield "# HELP test_many Many series.";
+      yield "# TYPE test_many gauge";
+      for (let i = 0; i < 5000; i++) yield `test_many{i="${i}"} ${i}`;
+      loopRanWithin = loopRan;
+    }
+    return { lines, loopRanWithin: () => loopRanWithin };
+  }
+  const expected = [...manyLines().lines()].join("\n");
+
+  it("writes the lines of each family, families apart by a blank line", async () => {
+    const many = manyLines();
+    const families = [many.lines, () => ["# HELP test_b B.", "# TYPE test_b gauge"]];
+    expect((await slicedRendering(families, 1e9)()).toString()).toBe(
+      `${expected}\n\n# HELP test_b B.\n# TYPE test_b gauge\n`,
+    );
+    expect(many.loopRanWithin()).toBe(false);
+  });
+
+  it("lets the event loop run inside a family of many series, and writes the same bytes", async () => {
+    const many = manyLines();
+    expect((await slicedRendering([many.lines], 0)()).toString()).toBe(`${expected}\n`);
+    expect(many.loopRanWithin()).toBe(true);
   });
 });

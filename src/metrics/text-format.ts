@@ -1,0 +1,66 @@
+/**
+ * The Prometheus text format (version 0.0.4), written line by line exactly as prom-client's
+ * registry writes it, so that a family rendered here cannot be told from one rendered by
+ * prom-client: the same escaping, the same number formatting (`Nan`, `+Inf`, `-Inf`, and
+ * JavaScript's own text for every finite number), histogram series as cumulative `_bucket`
+ * lines ending with `le="+Inf"`, then `_sum` and `_count`. Lines carry no trailing new line.
+ */
+import type { HistogramSeries, Labels, Sample } from "./projection.js";
+
+/** A sample's value, or a bucket's bound, as prom-client writes it. */
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return "Nan";
+  if (!Number.isFinite(value)) return value < 0 ? "-Inf" : "+Inf";
+  return String(value);
+}
+
+/** HELP text (and a family's name): backslashes and new lines escaped. */
+export function escapeHelp(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}
+
+/** A label value: backslashes, new lines and double quotes escaped. */
+export function escapeLabelValue(text: string): string {
+  return escapeHelp(text).replace(/"/g, '\\"');
+}
+
+/** The `# HELP` and `# TYPE` lines that open a family. */
+export function familyHeader(name: string, help: string, type: string): string[] {
+  const escaped = escapeHelp(name);
+  return [`# HELP ${escaped} ${escapeHelp(help)}`, `# TYPE ${escaped} ${type}`];
+}
+
+/** One sample line: `name{label="value",…} value`, without braces when there is no label. */
+export function sampleLine(name: string, labels: Labels, value: number): string {
+  const pairs = Object.entries(labels).map(([label, v]) => `${label}="${escapeLabelValue(v)}"`);
+  const labelText = pairs.length > 0 ? `{${pairs.join(",")}}` : "";
+  return `${name}${labelText} ${formatValue(value)}`;
+}
+
+/** The sample lines of a counter's or a gauge's series. */
+export function* sampleLines(name: string, samples: Iterable<Sample>): Generator<string> {
+  for (const { labels, value } of samples) yield sampleLine(name, labels, value);
+}
+
+/**
+ * The lines of a histogram's series: per series, one cumulative `_bucket` line per bound (the
+ * series' labels, then `le`), the `+Inf` bucket, `_sum` and `_count`.
+ */
+export function* histogramLines(
+  name: string,
+  bounds: readonly number[],
+  series: Iterable<HistogramSeries>,
+): Generator<string> {
+  const bucket = `${name}_bucket`;
+  for (const { labels, buckets, sum, count } of series) {
+    let cumulative = 0;
+    for (const [i, le] of bounds.entries()) {
+      cumulative += buckets[i] ?? 0;
+      yield sampleLine(bucket, { ...labels, le: formatValue(le) }, cumulative);
+    }
+    // `+Inf` is the count itself, so the two agree even when bucket counts were reset.
+    yield sampleLine(bucket, { ...labels, le: "+Inf" }, count);
+    yield sampleLine(`${name}_sum`, labels, sum);
+    yield sampleLine(`${name}_count`, labels, count);
+  }
+}
