@@ -5,35 +5,33 @@
  */
 import { finish, newDashboard, type Dashboard } from "./dashboard.js";
 import {
+  countStat,
+  graphPanel,
+  headlineStat,
+  percentiles,
   row,
-  statPanel,
   stateTimelinePanel,
+  sumBy,
   thresholds,
-  timeseriesPanel,
   valueMappings,
 } from "./panels.js";
-import { quantile, sel, type HistogramName } from "./promql.js";
+import { perInterval, quantile, rate, sel, type HistogramName } from "./promql.js";
 
 /** Seconds since a project's latest committed poll. */
 const POLL_AGE = `time() - ${sel("pgcp_project_last_success_timestamp_seconds")}`;
 
-function rate(selector: string): string {
-  return `rate(${selector}[$__rate_interval])`;
-}
-
 /** p50 and p99 of a histogram of seconds, one series per value of `by`. */
 function latencyPanel(title: string, description: string, family: HistogramName, by: string) {
-  return timeseriesPanel({
+  return graphPanel({
     title,
     description,
-    queries: [0.5, 0.99].map((q) => ({
-      expr: quantile(q, family, [by]),
-      legend: `p${Math.round(q * 100)} {{${by}}}`,
-    })),
+    queries: percentiles(
+      (q) => quantile(q, family, [by]),
+      (name) => `${name} {{${by}}}`,
+      [0.5, 0.99],
+    ),
     unit: "s",
-    min: 0,
     width: 8,
-    height: 8,
   });
 }
 
@@ -45,45 +43,33 @@ export function exporterHealthDashboard(): Dashboard {
       "Poll freshness and outcomes, control-plane API requests and rate limiting, and the alert notifier's queue of pgcp-exporter.",
   })
     .withPanel(
-      statPanel({
+      countStat({
         title: "Projects up",
         description: "Watched projects whose latest poll succeeded and was committed.",
         queries: [{ expr: `sum(${sel("pgcp_project_up")})` }],
-        unit: "short",
-        decimals: 0,
         thresholds: thresholds("blue"),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Projects down",
         description:
           "Watched projects whose latest poll failed or could not be committed (or that were not polled yet).",
         queries: [{ expr: `count(${sel("pgcp_project_up")} == 0) or vector(0)` }],
-        unit: "short",
-        decimals: 0,
         thresholds: thresholds("green", [1, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Blocked projects",
         description:
           "Projects not polled because their state file cannot be used (corrupt, foreign, version, unreadable, unwritable).",
         queries: [{ expr: `count(${sel("pgcp_project_blocked")} == 1) or vector(0)` }],
-        unit: "short",
-        decimals: 0,
         thresholds: thresholds("green", [1, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      headlineStat({
         title: "Oldest successful poll",
         description:
           "Age of the least recent committed poll of the watched projects: how stale the oldest project's numbers are.",
@@ -91,12 +77,10 @@ export function exporterHealthDashboard(): Dashboard {
         unit: "s",
         decimals: 0,
         thresholds: thresholds("green", [300, "orange"], [600, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      headlineStat({
         title: "Poll interval stretch",
         description:
           "Factor by which every poll interval is stretched to keep requests within the rate-limit budget; 1 when they fit.",
@@ -104,12 +88,10 @@ export function exporterHealthDashboard(): Dashboard {
         unit: "x",
         decimals: 2,
         thresholds: thresholds("green", [1.5, "orange"], [2, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      headlineStat({
         title: "Exporter version",
         description: "Version of pgcp-exporter and of Node.js it runs on.",
         queries: [
@@ -120,8 +102,6 @@ export function exporterHealthDashboard(): Dashboard {
         ],
         text: "name",
         thresholds: thresholds("text"),
-        width: 4,
-        height: 4,
       }),
     )
 
@@ -141,15 +121,13 @@ export function exporterHealthDashboard(): Dashboard {
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Time since last successful poll",
         description:
           "Seconds since each project's latest committed poll (also one of an earlier run of the exporter).",
         queries: [{ expr: POLL_AGE, legend: "{{project}}" }],
         unit: "s",
-        min: 0,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
@@ -161,36 +139,25 @@ export function exporterHealthDashboard(): Dashboard {
       ),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Polls, commits and listings",
         description:
           "Project polls, state commits and endpoint listings per second by result, and failed discoveries of the account's projects.",
         queries: [
-          {
-            expr: `sum by (result) (${rate(sel("pgcp_poll_duration_seconds_count"))})`,
-            legend: "polls {{result}}",
-          },
-          {
-            expr: `sum by (result) (${rate(sel("pgcp_state_commits_total"))})`,
-            legend: "commits {{result}}",
-          },
-          {
-            expr: `sum by (result) (${rate(sel("pgcp_endpoint_listings_total"))})`,
-            legend: "listings {{result}}",
-          },
+          sumBy(["result"], rate(sel("pgcp_poll_duration_seconds_count")), "polls"),
+          sumBy(["result"], rate(sel("pgcp_state_commits_total")), "commits"),
+          sumBy(["result"], rate(sel("pgcp_endpoint_listings_total")), "listings"),
           {
             expr: `sum(${rate(sel("pgcp_discovery_failures_total"))})`,
             legend: "discovery failures",
           },
         ],
         unit: "ops",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Poll interval by lane",
         description:
           "Interval at which projects are polled now, after stretching: fast for projects with open operations, base for the others.",
@@ -201,25 +168,19 @@ export function exporterHealthDashboard(): Dashboard {
           },
         ],
         unit: "s",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Blocked and catching-up projects",
         description:
           "Projects not polled because of their state file, by problem; projects walking a long gap in their operations log.",
         queries: [
-          {
-            expr: `sum by (problem) (${sel("pgcp_project_blocked")})`,
-            legend: "blocked: {{problem}}",
-          },
+          sumBy(["problem"], sel("pgcp_project_blocked"), "blocked:"),
           { expr: `sum(${sel("pgcp_project_catching_up")})`, legend: "catching up" },
         ],
         unit: "short",
-        min: 0,
         width: 24,
         height: 6,
       }),
@@ -227,25 +188,18 @@ export function exporterHealthDashboard(): Dashboard {
 
     .withRow(row("Control-plane API"))
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "API requests by route and code",
         description:
           "Requests (each attempt, retries included) per second, by route and outcome: the HTTP status, or network or timeout.",
-        queries: [
-          {
-            expr: `sum by (route, code) (${rate(sel("pgcp_api_requests_total"))})`,
-            legend: "{{route}} {{code}}",
-          },
-        ],
+        queries: [sumBy(["route", "code"], rate(sel("pgcp_api_requests_total")))],
         unit: "reqps",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "API error ratio by route",
         description:
           "Share of each route's requests that got no 2xx answer (4xx, 5xx, 429, network errors, timeouts).",
@@ -256,9 +210,7 @@ export function exporterHealthDashboard(): Dashboard {
           },
         ],
         unit: "percentunit",
-        min: 0,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
@@ -270,62 +222,41 @@ export function exporterHealthDashboard(): Dashboard {
       ),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "API retries by reason",
         description:
           "Failed API requests that were repeated, per second, by reason (http_<status>, network, timeout, invalid_response).",
-        queries: [
-          {
-            expr: `sum by (reason) (${rate(sel("pgcp_api_retries_total"))})`,
-            legend: "{{reason}}",
-          },
-        ],
+        queries: [sumBy(["reason"], rate(sel("pgcp_api_retries_total")))],
         unit: "reqps",
-        min: 0,
         stack: true,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "429 responses",
         description:
           "429 responses per interval, by route: each paused the shared rate limiter for every caller.",
-        queries: [
-          {
-            expr: `sum by (route) (increase(${sel("pgcp_api_rate_limit_pauses_total")}[$__interval]))`,
-            legend: "{{route}}",
-          },
-        ],
+        queries: [sumBy(["route"], perInterval(sel("pgcp_api_rate_limit_pauses_total")))],
         unit: "short",
-        min: 0,
         bars: true,
         interval: "1m",
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Rate-limiter queueing",
         description:
           "Requests that queued at the shared rate limiter before they could be sent, per second, by route.",
-        queries: [
-          {
-            expr: `sum by (route) (${rate(sel("pgcp_api_rate_limit_waits_total"))})`,
-            legend: "{{route}}",
-          },
-        ],
+        queries: [sumBy(["route"], rate(sel("pgcp_api_rate_limit_waits_total")))],
         unit: "reqps",
-        min: 0,
         stack: true,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Time queued and paused",
         description:
           "Queued: seconds requests spent waiting at the rate limiter per second (the average number of requests waiting). Paused: share of the time the limiter was paused after 429 responses.",
@@ -340,13 +271,11 @@ export function exporterHealthDashboard(): Dashboard {
           },
         ],
         unit: "short",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Rate-limiter tokens",
         description:
           "Requests the shared rate limiter's token bucket would let through at once now.",
@@ -354,26 +283,22 @@ export function exporterHealthDashboard(): Dashboard {
           { expr: `min(${sel("pgcp_api_rate_limit_tokens")})`, legend: "tokens available" },
         ],
         unit: "short",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
 
     .withRow(row("Alert notifier"))
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Pending alerts by sink",
         description: "Alerts in the durable outbox that the sink has not acknowledged yet.",
-        queries: [{ expr: `sum by (sink) (${sel("pgcp_alerts_pending")})`, legend: "{{sink}}" }],
+        queries: [sumBy(["sink"], sel("pgcp_alerts_pending"))],
         unit: "short",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Oldest pending alert",
         description: "Age of the oldest alert each sink has not acknowledged yet.",
         queries: [
@@ -383,30 +308,20 @@ export function exporterHealthDashboard(): Dashboard {
           },
         ],
         unit: "s",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Deliveries and failed attempts",
         description:
           "Alerts sinks acknowledged per second, and failed delivery attempts per second by reason.",
         queries: [
-          {
-            expr: `sum by (sink) (${rate(sel("pgcp_alerts_delivered_total"))})`,
-            legend: "delivered {{sink}}",
-          },
-          {
-            expr: `sum by (sink, reason) (${rate(sel("pgcp_alert_delivery_failures_total"))})`,
-            legend: "failed {{sink}} {{reason}}",
-          },
+          sumBy(["sink"], rate(sel("pgcp_alerts_delivered_total")), "delivered"),
+          sumBy(["sink", "reason"], rate(sel("pgcp_alert_delivery_failures_total")), "failed"),
         ],
         unit: "ops",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
@@ -418,40 +333,32 @@ export function exporterHealthDashboard(): Dashboard {
       ),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Dead letters kept",
         description:
           "Dead-lettered alerts kept in the committed state (the most recent per project), by sink.",
-        queries: [
-          { expr: `sum by (sink) (${sel("pgcp_alerts_dead_letters")})`, legend: "{{sink}}" },
-        ],
+        queries: [sumBy(["sink"], sel("pgcp_alerts_dead_letters"))],
         unit: "short",
-        min: 0,
         width: 8,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Alerts given up on",
         description:
           "Per interval: alerts dead-lettered (refused for good by the sink, or older than its maximum age), and new alerts dropped because a project's outbox was full.",
         queries: [
-          {
-            expr: `sum by (sink, reason) (increase(${sel("pgcp_alerts_dead_lettered_total")}[$__interval]))`,
-            legend: "dead-lettered {{sink}} {{reason}}",
-          },
-          {
-            expr: `sum by (project) (increase(${sel("pgcp_alerts_dropped_total")}[$__interval]))`,
-            legend: "dropped {{project}}",
-          },
+          sumBy(
+            ["sink", "reason"],
+            perInterval(sel("pgcp_alerts_dead_lettered_total")),
+            "dead-lettered",
+          ),
+          sumBy(["project"], perInterval(sel("pgcp_alerts_dropped_total")), "dropped"),
         ],
         unit: "short",
-        min: 0,
         bars: true,
         interval: "1m",
         width: 8,
-        height: 8,
       }),
     );
   return finish(builder);

@@ -4,8 +4,17 @@
  * sizes, cold starts.
  */
 import { finish, newDashboard, type Dashboard } from "./dashboard.js";
-import { row, statPanel, tablePanel, thresholds, timeseriesPanel, type Query } from "./panels.js";
-import { quantile, sel } from "./promql.js";
+import {
+  countStat,
+  graphPanel,
+  headlineStat,
+  percentiles,
+  row,
+  sumBy,
+  tablePanel,
+  thresholds,
+} from "./panels.js";
+import { perInterval, quantile, rate, sel } from "./promql.js";
 
 /** Arrivals at an end status that count as failures (cancelled and skipped do not). */
 const FAILED = 'status=~"failed|error"';
@@ -13,17 +22,14 @@ const FAILED = 'status=~"failed|error"';
 const OPERATIONS = sel("pgcp_operations_total");
 const FAILURES = sel("pgcp_operations_total", FAILED);
 
-/** p50, p90, p99 of one histogram family, one query each. */
-function percentiles(
-  build: (q: number) => string,
-  legend: (name: string) => string,
-  qs: readonly number[] = [0.5, 0.9, 0.99],
-): Query[] {
-  return qs.map((q) => ({ expr: build(q), legend: legend(`p${Math.round(q * 100)}`) }));
-}
+/** Endpoints of the latest listings, one series per current state. */
+const ENDPOINTS_BY_STATE = {
+  expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
+  legend: "{{state}}",
+};
 
 function durationPanel(q: number) {
-  return timeseriesPanel({
+  return graphPanel({
     title: `Duration p${Math.round(q * 100)} by action`,
     description:
       "Time from creation to `finished` of the operations that finished, by action, over every project (the duration histogram has no project label; `perProjectHistograms` adds one per project).",
@@ -34,9 +40,7 @@ function durationPanel(q: number) {
       },
     ],
     unit: "s",
-    min: 0,
     width: 8,
-    height: 8,
   });
 }
 
@@ -54,19 +58,15 @@ export function overviewDashboard(): Dashboard {
   })
     // Headline numbers over the dashboard's time range.
     .withPanel(
-      statPanel({
+      countStat({
         title: "Operations ended",
         description:
           "Arrivals of operations at an end status (finished, failed, error, cancelled, skipped) in the time range.",
         queries: [{ expr: `sum(increase(${OPERATIONS}[$__range]))` }],
-        unit: "short",
-        decimals: 0,
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      headlineStat({
         title: "Failure ratio",
         description:
           "Share of the end-status arrivals in the time range that were `failed` or `error`.",
@@ -78,134 +78,88 @@ export function overviewDashboard(): Dashboard {
         unit: "percentunit",
         decimals: 1,
         thresholds: thresholds("green", [0.05, "orange"], [0.2, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Open operations",
         description: "Operations followed now that have not reached an end status.",
         queries: [{ expr: `sum(${sel("pgcp_operations_open")}) or vector(0)` }],
-        unit: "short",
-        decimals: 0,
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Stuck operations",
         description:
           "Open operations older than their action's stuck threshold (`stuck.default`, `stuck.actions`).",
         queries: [{ expr: `sum(${sel("pgcp_operations_stuck")}) or vector(0)` }],
-        unit: "short",
-        decimals: 0,
         thresholds: thresholds("green", [1, "red"]),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Endpoints by state",
         description: "Endpoints of the latest listings, by current state.",
-        queries: [
-          {
-            expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
-            legend: "{{state}}",
-          },
-        ],
-        unit: "short",
-        decimals: 0,
+        queries: [ENDPOINTS_BY_STATE],
         text: "value_and_name",
         thresholds: thresholds("blue"),
-        width: 4,
-        height: 4,
       }),
     )
     .withPanel(
-      statPanel({
+      countStat({
         title: "Cold starts",
         description:
           "Finished `start_compute` operations of listed endpoints in the time range: computes started from idle.",
         queries: [{ expr: `sum(increase(${sel("pgcp_endpoint_starts_total")}[$__range]))` }],
-        unit: "short",
-        decimals: 0,
         thresholds: thresholds("blue"),
-        width: 4,
-        height: 4,
       }),
     )
 
     .withRow(row("Operations"))
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Operation rate by action and status",
         description: "End-status arrivals per second, by action and end status.",
-        queries: [
-          {
-            expr: `sum by (action, status) (rate(${OPERATIONS}[$__rate_interval]))`,
-            legend: "{{action}} {{status}}",
-          },
-        ],
+        queries: [sumBy(["action", "status"], rate(OPERATIONS))],
         unit: "ops",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Failure rate by action",
         description:
           "Arrivals at `failed` or `error` per second, by action (a retried operation that fails again arrives again).",
-        queries: [
-          {
-            expr: `sum by (action) (rate(${FAILURES}[$__rate_interval]))`,
-            legend: "{{action}}",
-          },
-        ],
+        queries: [sumBy(["action"], rate(FAILURES))],
         unit: "ops",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Failure ratio by action",
         description: "Share of each action's end-status arrivals that were `failed` or `error`.",
         queries: [
           {
-            expr: `sum by (action) (rate(${FAILURES}[$__rate_interval])) / sum by (action) (rate(${OPERATIONS}[$__rate_interval]))`,
+            expr: `sum by (action) (${rate(FAILURES)}) / sum by (action) (${rate(OPERATIONS)})`,
             legend: "{{action}}",
           },
         ],
         unit: "percentunit",
-        min: 0,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Retries by action",
         description:
           "Failed operations the service retried (failures it moved on from), per second, by action.",
-        queries: [
-          {
-            expr: `sum by (action) (rate(${sel("pgcp_operation_retries_total")}[$__rate_interval]))`,
-            legend: "{{action}}",
-          },
-        ],
+        queries: [sumBy(["action"], rate(sel("pgcp_operation_retries_total")))],
         unit: "ops",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
 
@@ -216,62 +170,41 @@ export function overviewDashboard(): Dashboard {
 
     .withRow(row("Open and stuck operations"))
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Open operations by action and status",
         description:
           "Operations followed that have not reached an end status, by action and current status.",
-        queries: [
-          {
-            expr: `sum by (action, status) (${sel("pgcp_operations_open")})`,
-            legend: "{{action}} {{status}}",
-          },
-        ],
+        queries: [sumBy(["action", "status"], sel("pgcp_operations_open"))],
         unit: "short",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Stuck operations by project and action",
         description:
           "Open operations older than their action's stuck threshold, by project and action.",
-        queries: [
-          {
-            expr: `sum by (project, action) (${sel("pgcp_operations_stuck")})`,
-            legend: "{{project}} {{action}}",
-          },
-        ],
+        queries: [sumBy(["project", "action"], sel("pgcp_operations_stuck"))],
         unit: "short",
-        min: 0,
         stack: true,
         width: 12,
-        height: 8,
       }),
     )
 
     .withRow(row("Endpoints"))
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Endpoint states over time",
         description: "Endpoints of the latest listings, by current state (init, active, idle).",
-        queries: [
-          {
-            expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
-            legend: "{{state}}",
-          },
-        ],
+        queries: [ENDPOINTS_BY_STATE],
         unit: "short",
-        min: 0,
         stack: true,
         width: 6,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Autoscaling limits",
         description:
           "Sum of the endpoints' minimum and maximum autoscaling sizes, in compute units (1 CU = 1 vCPU, 4 GB RAM).",
@@ -286,36 +219,26 @@ export function overviewDashboard(): Dashboard {
           },
         ],
         unit: "short",
-        min: 0,
         width: 6,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Cold starts and suspends",
         description:
           "Finished `start_compute` (cold starts) and `suspend_compute` operations of listed endpoints per interval, by project.",
         queries: [
-          {
-            expr: `sum by (project) (increase(${sel("pgcp_endpoint_starts_total")}[$__interval]))`,
-            legend: "starts {{project}}",
-          },
-          {
-            expr: `sum by (project) (increase(${sel("pgcp_endpoint_suspends_total")}[$__interval]))`,
-            legend: "suspends {{project}}",
-          },
+          sumBy(["project"], perInterval(sel("pgcp_endpoint_starts_total")), "starts"),
+          sumBy(["project"], perInterval(sel("pgcp_endpoint_suspends_total")), "suspends"),
         ],
         unit: "short",
-        min: 0,
         bars: true,
         interval: "1m",
         width: 6,
-        height: 8,
       }),
     )
     .withPanel(
-      timeseriesPanel({
+      graphPanel({
         title: "Cold start duration",
         description:
           "Time `start_compute` operations took to finish, over every project: how long a connection to an idle compute waits.",
@@ -331,9 +254,7 @@ export function overviewDashboard(): Dashboard {
           (name) => name,
         ),
         unit: "s",
-        min: 0,
         width: 6,
-        height: 8,
       }),
     )
     .withPanel(

@@ -1,7 +1,8 @@
 /**
  * Panel helpers over the Grafana foundation SDK's builders: every panel and query reads from the
  * `$datasource` variable, every query gets a stable refId (A, B, …), and the few visual choices
- * the dashboards share (legends as tables with the last value, stacking, thresholds) are made
+ * the dashboards share (legends as tables with the last value, stacking, thresholds) and the
+ * shapes they repeat (headline stats, graphs from zero, sums by labels, percentiles) are made
  * once here.
  */
 import * as common from "@grafana/grafana-foundation-sdk/common";
@@ -41,6 +42,30 @@ export interface PanelSpec {
     readonly name: string;
     readonly properties: dashboard.DynamicConfigValue[];
   }[];
+}
+
+/**
+ * `expr` summed by `labels`: one series per combination of their values, with a legend of those
+ * values after `prefix` (`sumBy(["sink"], x, "delivered")`: `delivered {{sink}}`).
+ */
+export function sumBy(labels: readonly string[], expr: string, prefix?: string): Query {
+  const values = labels.map((label) => `{{${label}}}`).join(" ");
+  return {
+    expr: `sum by (${labels.join(", ")}) (${expr})`,
+    legend: prefix === undefined ? values : `${prefix} ${values}`,
+  };
+}
+
+/**
+ * `build(q)` for the quantiles `qs` (p50, p90, p99 unless told), one query each, with the legend
+ * `legend("p50")`, `legend("p90")`, ….
+ */
+export function percentiles(
+  build: (q: number) => string,
+  legend: (name: string) => string,
+  qs: readonly number[] = [0.5, 0.9, 0.99],
+): Query[] {
+  return qs.map((q) => ({ expr: build(q), legend: legend(`p${Math.round(q * 100)}`) }));
 }
 
 /** The builder methods the helpers below call, which every panel builder has. */
@@ -137,6 +162,16 @@ export function timeseriesPanel(spec: TimeseriesSpec): timeseries.PanelBuilder {
   return builder;
 }
 
+/**
+ * A graph of counts, rates or durations: it starts at zero, and is 8 grid rows high unless
+ * `height` says otherwise.
+ */
+export function graphPanel(
+  spec: Omit<TimeseriesSpec, "min" | "height"> & { readonly height?: number },
+): timeseries.PanelBuilder {
+  return timeseriesPanel({ min: 0, height: 8, ...spec });
+}
+
 export interface StatSpec extends PanelSpec {
   readonly thresholds?: dashboard.ThresholdsConfigBuilder;
   /** What each series shows: its value (default), its name (legend) and value, or its name. */
@@ -157,6 +192,18 @@ export function statPanel(spec: StatSpec): stat.PanelBuilder {
     .colorMode(common.BigValueColorMode.Value)
     .textMode(TEXT_MODES[spec.text ?? "value"])
     .thresholds(spec.thresholds ?? thresholds("green"));
+}
+
+/** A headline number of the dashboards' top row: a stat panel 4 columns wide and 4 rows high. */
+export function headlineStat(spec: Omit<StatSpec, "width" | "height">): stat.PanelBuilder {
+  return statPanel({ ...spec, width: 4, height: 4 });
+}
+
+/** A headline count of things: a whole number, in the unit `short`. */
+export function countStat(
+  spec: Omit<StatSpec, "width" | "height" | "unit" | "decimals">,
+): stat.PanelBuilder {
+  return headlineStat({ ...spec, unit: "short", decimals: 0 });
 }
 
 export interface StateTimelineSpec extends PanelSpec {

@@ -52,5 +52,15 @@ export function quantile(
   ...matchers: string[]
 ): string {
   const bucket = sel(`${family}_bucket`, ...matchers);
-  return `histogram_quantile(${q}, sum by (${["le", ...by].join(", ")}) (rate(${bucket}[$__rate_interval])))`;
+  return `histogram_quantile(${q}, sum by (${["le", ...by].join(", ")}) (${rate(bucket)}))`;
+}
+
+/** The per-second rate of a counter's `selector` over Grafana's rate interval. */
+export function rate(selector: string): string {
+  return `rate(${selector}[$__rate_interval])`;
+}
+
+/** How much a counter's `selector` grew in each of the graph's intervals (one bar each). */
+export function perInterval(selector: string): string {
+  return `increase(${selector}[$__interval])`;
 }
