@@ -2,7 +2,7 @@
  * Alert outbox families, projected from each project's committed outbox and dead letters:
  * what is pending per sink, since when, and what was given up on.
  */
-import type { Projections } from "./projection.js";
+import type { Projections } from "./projected-family.js";
 import { committed } from "./project-views.js";
 
 export const alertProjections = {

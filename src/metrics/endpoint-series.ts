@@ -10,7 +10,7 @@ import {
   type Endpoint,
 } from "../contract/index.js";
 import type { Totals } from "../store/index.js";
-import type { Projections, Sample } from "./projection.js";
+import type { Projections, Sample } from "./projected-family.js";
 import type { ProjectView } from "./project-views.js";
 
 export const endpointProjections = {

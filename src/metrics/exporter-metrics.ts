@@ -20,7 +20,7 @@ import {
 } from "./exposition.js";
 import { registerCatalogue } from "./families.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
-import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projection.js";
+import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
 import { ProjectViews } from "./project-views.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 import { registryFamilies, slicedRendering } from "./sliced-rendering.js";

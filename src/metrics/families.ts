@@ -13,8 +13,8 @@ import {
   type EventHistogramName,
   type MetricSpec,
 } from "./catalogue.js";
-import type { HistogramSeries, ProjectionInput, Sample } from "./projection.js";
-import { PROJECTIONS } from "./projections.js";
+import type { HistogramSeries, ProjectionInput, Sample } from "./projected-family.js";
+import { PROJECTIONS } from "./projected-families.js";
 import type { FamilyText } from "./sliced-rendering.js";
 import { familyHeader, histogramLines, sampleLines } from "./text-format.js";
 

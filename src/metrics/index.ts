@@ -17,5 +17,5 @@ export {
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
 export type { Exposition, ExpositionTiming } from "./exposition.js";
-export type { LeaseProbe, SchedulerProbe } from "./projection.js";
+export type { LeaseProbe, SchedulerProbe } from "./projected-family.js";
 export { renderReference } from "./reference.js";

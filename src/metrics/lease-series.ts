@@ -3,7 +3,7 @@
  * replica holds, the live replicas, its share and its latest heartbeat. With the file store
  * there is no lease manager, and these families have no series.
  */
-import type { Projections } from "./projection.js";
+import type { Projections } from "./projected-family.js";
 
 export const leaseProjections = {
   *pgcp_lease_held({ runtime }) {

@@ -2,7 +2,7 @@
  * Project health families: whether each watched project is polled properly, projected from the
  * outcome of its latest poll and from its committed state.
  */
-import type { Projections } from "./projection.js";
+import type { Projections } from "./projected-family.js";
 import { committed } from "./project-views.js";
 
 export const projectProjections = {

@@ -3,7 +3,7 @@
  * and stretch, the rate limiter's tokens, the configuration's last reload and the build.
  */
 import type { Lane } from "../scheduler/budget.js";
-import type { Projections } from "./projection.js";
+import type { Projections } from "./projected-family.js";
 
 /** Every lane; a lane added to the scheduler is a compile error here until it is listed. */
 const LANES = Object.keys({ base: true, fast: true } satisfies Record<Lane, true>) as Lane[];

@@ -5,7 +5,7 @@
  * JavaScript's own text for every finite number), histogram series as cumulative `_bucket`
  * lines ending with `le="+Inf"`, then `_sum` and `_count`. Lines carry no trailing new line.
  */
-import type { HistogramSeries, Labels, Sample } from "./projection.js";
+import type { HistogramSeries, Labels, Sample } from "./projected-family.js";
 
 /** A sample's value, or a bucket's bound, as prom-client writes it. */
 export function formatValue(value: number): string {

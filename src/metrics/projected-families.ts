@@ -3,7 +3,7 @@ import { alertProjections } from "./alert-series.js";
 import { endpointProjections } from "./endpoint-series.js";
 import { leaseProjections } from "./lease-series.js";
 import { operationProjections } from "./operation-series.js";
-import type { Projections } from "./projection.js";
+import type { Projections } from "./projected-family.js";
 import { projectProjections } from "./project-series.js";
 import { runtimeProjections } from "./runtime-series.js";
 

@@ -2,7 +2,7 @@
  * The shape of a projected family: a function from what the module knows (project views and
  * runtime probes) to the family's series, called each time the rendering is built. One is
  * needed for every catalogue entry that is not counted from events; `Projections` makes a
- * missing one a compile error.
+ * missing one a compile error, and `projected-families.ts` holds them all.
  */
 import type { Budget, Lane } from "../scheduler/budget.js";
 import type { MetricName, ProjectedName, SpecOf } from "./catalogue.js";
