@@ -15,13 +15,9 @@ import {
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
-import {
-  createStatusPage,
-  startServer,
-  statusPageSecrets,
-  statusPageSinks,
-  type RunningServer,
-} from "../server/index.js";
+import { startServer, type RunningServer } from "../server/index.js";
+import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/index.js";
+import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
 import { apiClientFrom, storeBackendFrom } from "./backend.js";
 import { readiness } from "./readiness.js";
@@ -103,8 +99,10 @@ export async function startExporter(
     },
   });
   const ready = readiness();
+  /** What is known of each project: what the status page shows (and the metrics). */
+  const projects = new ProjectViews();
   const statusPage = createStatusPage({
-    source: () => up.daemon,
+    projects,
     version: PACKAGE.version,
     apiUrl: config.api.url,
     sinks: statusPageSinks(sinks),
@@ -116,7 +114,7 @@ export async function startExporter(
     client: apiClientFrom(config, metrics.apiEvents),
     backend: storeBackendFrom(config, logger),
     logger,
-    observers: [metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
+    observers: [projects, metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
     sinks,
     notifierObserver: metrics.notifierObserver,
     leaseObserver: metrics.leaseObserver,

@@ -1,5 +1,5 @@
-/** HTTP: `/metrics`, `/healthz`, `/readyz` and the status page. No business logic. */
+/**
+ * HTTP: `/metrics`, `/healthz`, `/readyz`, the routes it is given (the status page), TLS and
+ * basic auth from the web configuration. No business logic.
+ */
 export * from "./http-server.js";
-export * from "./status-page.js";
-export * from "./status-page-render.js";
-export * from "./status-page-view.js";

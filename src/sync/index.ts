@@ -3,7 +3,9 @@
  * an exact stream of transitions and the next state to commit. `tracker.ts` holds the pure
  * accounting rules, `walk.ts` the cursor walk and the checks of its answers, `record-bounds.ts`
  * what is kept of a record, `poll.ts` one poll (walk, follow-ups, the next checkpoint), and
- * `project-sync.ts` the load-poll-commit step.
+ * `project-sync.ts` the load-poll-commit step. `observer.ts` is what the daemon reports as it
+ * runs, and `project-views.ts` what those reports say of each project's health, shared by the
+ * metrics and the status page.
  */
 export * from "./transitions.js";
 export * from "./tracker.js";
@@ -21,3 +23,4 @@ export { WalkError, type WalkErrorKind, type WalkAnomalyKind } from "./walk.js";
 export { ANOMALY_MEANING, type AnomalyCount, type AnomalyKind } from "./anomalies.js";
 export { MAX_ERROR_LENGTH, OTHER_VALUE } from "./record-bounds.js";
 export * from "./observer.js";
+export * from "./project-views.js";

@@ -1,23 +1,23 @@
 /**
- * The status page without a browser: the tracker that hears the daemon, the view model built
- * from it, the pure renderer (escaping, caps, empty states) and the route's HTTP answer.
+ * The status page without a browser: the project views and the tracker that hear the daemon,
+ * the view model built from them, the pure renderer (escaping, caps, empty states) and the
+ * route's HTTP answer.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/server/index.js";
 import {
   StatusTracker,
   createStatusPage,
   escapeHtml,
   formatDuration,
   renderStatusPage,
-  startServer,
   statusPageSecrets,
   statusView,
-  type RunningServer,
-  type StatusSource,
   type StatusViewOptions,
-} from "../../src/server/index.js";
+} from "../../src/status/index.js";
+import { ProjectViews, broadcast } from "../../src/sync/index.js";
 import {
-  FakeSource,
+  StatusFixture,
   T0,
   deadLetter,
   ended,
@@ -30,14 +30,10 @@ import {
 
 const NOW = T0 + 3_600_000;
 
-function viewOf(
-  source: StatusSource,
-  tracker: StatusTracker,
-  over: Partial<StatusViewOptions> = {},
-) {
+function viewOf(status: StatusFixture, over: Partial<StatusViewOptions> = {}) {
   return statusView({
-    source,
-    tracker,
+    source: status,
+    tracker: status.tracker,
     version: "9.9.9",
     apiUrl: "https://api.example.test/api/v2",
     sinks: [{ name: "webhook", kind: "webhook" }],
@@ -94,15 +90,15 @@ describe("the status tracker", () => {
 
   it("tracks the run of poll failures until a poll succeeds", () => {
     let now = NOW;
-    const tracker = new StatusTracker({ now: () => now });
-    const source = new FakeSource().set("p-1", state("p-1"));
-    tracker.committed("p-1", pollResult(state("p-1")));
-    expect(viewOf(source, tracker).projects[0]?.health).toBe("ok");
+    const source = new StatusFixture({ now: () => now }).set("p-1", state("p-1"));
+    const tracker = source.reports;
+    tracker.committed("p-1", pollResult(state("p-1")), 0.1);
+    expect(viewOf(source).projects[0]?.health).toBe("ok");
     now += 1000;
-    tracker.pollFailed("p-1", new Error("listOperations answered 500"));
+    tracker.pollFailed("p-1", new Error("listOperations answered 500"), 0.1);
     now += 1000;
-    tracker.pollFailed("p-1", new Error("listOperations answered 503"));
-    const failing = viewOf(source, tracker).projects[0];
+    tracker.pollFailed("p-1", new Error("listOperations answered 503"), 0.1);
+    const failing = viewOf(source).projects[0];
     expect(failing?.health).toBe("poll_failing");
     expect(failing?.failing).toEqual({
       sinceMs: NOW + 1000,
@@ -112,13 +108,12 @@ describe("the status tracker", () => {
     });
     expect(failing?.lastSuccessMs).toBe(NOW);
     now += 1000;
-    tracker.committed("p-1", pollResult(state("p-1")));
-    expect(viewOf(source, tracker).projects[0]?.health).toBe("ok");
-    expect(viewOf(source, tracker).projects[0]?.lastSuccessMs).toBe(NOW + 3000);
+    tracker.committed("p-1", pollResult(state("p-1")), 0.1);
+    expect(viewOf(source).projects[0]?.health).toBe("ok");
+    expect(viewOf(source).projects[0]?.lastSuccessMs).toBe(NOW + 3000);
   });
 
   it("starts from a loaded state: its last commit and its failed operations", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
     const loaded = state("p-1", {
       committedAtMs: T0 + 500,
       tracked: [
@@ -127,8 +122,8 @@ describe("the status tracker", () => {
         trackedOp({ id: "op-c", status: "running", failed: true, failuresCount: 1 }),
       ],
     });
-    tracker.stateLoaded("p-1", loaded);
-    const row = viewOf(new FakeSource().set("p-1", loaded), tracker).projects[0]!;
+    // Loaded at start, as the daemon reports it.
+    const row = viewOf(new StatusFixture({ now: () => NOW }).set("p-1", loaded)).projects[0]!;
     expect(row.health).toBe("waiting");
     expect(row.lastSuccessMs).toBe(T0 + 500);
     expect(row.lastSuccessBeforeStart).toBe(true);
@@ -137,47 +132,48 @@ describe("the status tracker", () => {
   });
 
   it("forgets projects no longer watched", () => {
-    const tracker = new StatusTracker();
-    tracker.committed("p-1", pollResult(state("p-1")));
-    tracker.committed("p-2", pollResult(state("p-2")));
-    tracker.projectsChanged(["p-2"]);
+    const status = new StatusFixture().set("p-1", undefined).set("p-2", undefined);
+    status.reports.committed("p-1", pollResult(state("p-1")), 0.1);
+    status.reports.committed("p-2", pollResult(state("p-2")), 0.1);
+    status.reports.projectsChanged(["p-2"]);
+    const tracker = status.tracker;
     expect(tracker.get("p-1")).toBeUndefined();
     expect(tracker.get("p-2")).toBeDefined();
+    // The shared views forget it too: its row and its series go.
+    expect(status.projects.get("p-1")).toBeUndefined();
+    expect(status.projects.get("p-2")).toBeDefined();
   });
 });
 
 describe("the status view", () => {
   it("shows each project's state: blocked, catching up, open and stuck operations, alerts", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
-    const source = new FakeSource()
-      .set(
-        "p-ok",
-        state("p-ok", {
-          tracked: [
-            trackedOp({ id: "op-young", createdAtMs: NOW - 10_000 }),
-            trackedOp({ id: "op-old", createdAtMs: NOW - 60_000 }),
-            trackedOp({ id: "op-stuck", createdAtMs: NOW - 5_000, stuck: true }),
-            trackedOp({ id: "op-failed", status: "failed", failed: true }),
-          ],
-          outbox: [
-            outboxEntry("a1", ["webhook", "slack"], NOW - 30_000),
-            outboxEntry("a2", ["webhook"], NOW - 60_000),
-          ],
-          deadLetters: [
-            deadLetter("d1", "webhook", "max_age", NOW - 3000),
-            deadLetter("d2", "gone", "client_error", NOW - 2000),
-          ],
-        }),
-      )
-      .set(
-        "p-catching",
-        state("p-catching", { segment: { top: { second: 1, ids: [] }, resumeCursor: "c" } }),
-      )
+    const ok = state("p-ok", {
+      tracked: [
+        trackedOp({ id: "op-young", createdAtMs: NOW - 10_000 }),
+        trackedOp({ id: "op-old", createdAtMs: NOW - 60_000 }),
+        trackedOp({ id: "op-stuck", createdAtMs: NOW - 5_000, stuck: true }),
+        trackedOp({ id: "op-failed", status: "failed", failed: true }),
+      ],
+      outbox: [
+        outboxEntry("a1", ["webhook", "slack"], NOW - 30_000),
+        outboxEntry("a2", ["webhook"], NOW - 60_000),
+      ],
+      deadLetters: [
+        deadLetter("d1", "webhook", "max_age", NOW - 3000),
+        deadLetter("d2", "gone", "client_error", NOW - 2000),
+      ],
+    });
+    const catching = state("p-catching", {
+      segment: { top: { second: 1, ids: [] }, resumeCursor: "c" },
+    });
+    const source = new StatusFixture({ now: () => NOW })
+      .set("p-ok", ok)
+      .set("p-catching", catching)
       .block("p-blocked", "/var/lib/pgcp/p-blocked.json")
       .set("p-new", undefined);
-    tracker.committed("p-ok", pollResult(state("p-ok")));
-    tracker.committed("p-catching", pollResult(state("p-catching")));
-    const view = viewOf(source, tracker, {
+    source.reports.committed("p-ok", pollResult(ok), 0.1);
+    source.reports.committed("p-catching", pollResult(catching), 0.1);
+    const view = viewOf(source, {
       sinks: [
         { name: "webhook", kind: "webhook" },
         { name: "slack", kind: "slack" },
@@ -194,11 +190,11 @@ describe("the status view", () => {
       file: "/var/lib/pgcp/p-blocked.json",
       problem: "corrupt",
     });
-    const ok = view.projects[1]!;
-    expect(ok.openCount).toBe(3);
-    expect(ok.stuckCount).toBe(1);
-    expect(ok.open.map((o) => o.id)).toEqual(["op-stuck", "op-old", "op-young"]);
-    expect([ok.pending, ok.deadLetters]).toEqual([2, 2]);
+    const okRow = view.projects[1]!;
+    expect(okRow.openCount).toBe(3);
+    expect(okRow.stuckCount).toBe(1);
+    expect(okRow.open.map((o) => o.id)).toEqual(["op-stuck", "op-old", "op-young"]);
+    expect([okRow.pending, okRow.deadLetters]).toEqual([2, 2]);
     expect(view.counts).toMatchObject({
       projects: 4,
       open: 3,
@@ -232,7 +228,7 @@ describe("the status view", () => {
   });
 
   it("keeps only the newest dead letters of all projects", () => {
-    const source = new FakeSource();
+    const source = new StatusFixture();
     for (let p = 0; p < 50; p++) {
       source.set(
         `p-${p}`,
@@ -243,7 +239,7 @@ describe("the status view", () => {
         }),
       );
     }
-    const view = viewOf(source, new StatusTracker(), { limits: { deadLettersShown: 4 } });
+    const view = viewOf(source, { limits: { deadLettersShown: 4 } });
     expect(view.deadLetters.map((d) => d.reason)).toEqual([
       "r-49-19",
       "r-48-19",
@@ -254,9 +250,9 @@ describe("the status view", () => {
   });
 
   it("never holds a secret: no credentials in the API URL, outside texts redacted", () => {
-    const source = new FakeSource().set("p-1", state("p-1"));
+    const projects = new ProjectViews({ now: () => NOW });
     const page = createStatusPage({
-      source: () => source,
+      projects,
       version: "1",
       apiUrl: "https://user:pa55word@api.example.test/api/v2?key=sk-live-SECRET-123#frag",
       sinks: [{ name: "webhook", kind: "webhook" }],
@@ -270,7 +266,13 @@ describe("the status view", () => {
       ]),
       now: () => NOW,
     });
-    page.observer.committed?.(
+    // Both hear the daemon, as the exporter wires them.
+    const reports = broadcast([projects, page.observer], (error) => {
+      throw error;
+    });
+    reports.stateLoaded("p-1", state("p-1"));
+    reports.projectsChanged(["p-1"]);
+    reports.committed(
       "p-1",
       pollResult(state("p-1"), [
         ended(
@@ -282,11 +284,7 @@ describe("the status view", () => {
       ]),
       0.1,
     );
-    page.observer.pollFailed?.(
-      "p-1",
-      new Error("auth failed for sk-live-SECRET-123 signing-SECRET"),
-      0.1,
-    );
+    reports.pollFailed("p-1", new Error("auth failed for sk-live-SECRET-123 signing-SECRET"), 0.1);
     const view = page.view();
     expect(view.apiUrl).toBe("https://api.example.test/api/v2");
     const html = renderStatusPage(view);
@@ -306,15 +304,17 @@ describe("the status view", () => {
 
 describe("the renderer", () => {
   it("renders error texts and ids from outside as text", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
+    const source = new StatusFixture({ now: () => NOW }).set("p-1", state("p-1"));
+    const tracker = source.reports;
     const evil = `<script>alert("x")</script> & <img src=x onerror=alert(1)> 'quoted'`;
     tracker.committed(
       "p-1",
       pollResult(state("p-1"), [
         ended(snapshot({ id: `op-"><b>`, action: "<i>apply</i>", error: evil })),
       ]),
+      0.1,
     );
-    const html = renderStatusPage(viewOf(new FakeSource().set("p-1", state("p-1")), tracker));
+    const html = renderStatusPage(viewOf(source));
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("<img");
     expect(html).not.toContain("<i>apply");
@@ -328,14 +328,15 @@ describe("the renderer", () => {
   });
 
   it("replaces control characters and shortens long texts", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
-    tracker.committed(
+    const source = new StatusFixture({ now: () => NOW }).set("p-1", state("p-1"));
+    source.reports.committed(
       "p-1",
       pollResult(state("p-1"), [
         ended(snapshot({ id: "op-1", error: "bad\u0000byte\u001b[31m " + "x".repeat(2000) })),
       ]),
+      0.1,
     );
-    const view = viewOf(new FakeSource().set("p-1", state("p-1")), tracker, {
+    const view = viewOf(source, {
       limits: { textChars: 100 },
     });
     const error = view.projects[0]!.failures[0]!.error!;
@@ -346,7 +347,7 @@ describe("the renderer", () => {
 
   it("has empty states: no project, no sink, no dead letter, not ready", () => {
     const html = renderStatusPage(
-      viewOf(new FakeSource(), new StatusTracker(), {
+      viewOf(new StatusFixture(), {
         sinks: [],
         notReadyReason: () => "no project is watched yet",
       }),
@@ -369,9 +370,9 @@ describe("the renderer", () => {
   });
 
   it("shows a project with nothing going on plainly", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
-    tracker.committed("p-1", pollResult(state("p-1")));
-    const html = renderStatusPage(viewOf(new FakeSource().set("p-1", state("p-1")), tracker));
+    const source = new StatusFixture({ now: () => NOW }).set("p-1", state("p-1"));
+    source.reports.committed("p-1", pollResult(state("p-1")), 0.1);
+    const html = renderStatusPage(viewOf(source));
     const row = /<tr data-project="p-1"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? "";
     expect(row).toContain('data-health="ok"');
     expect(row).toContain(">ok</span>");
@@ -383,8 +384,8 @@ describe("the renderer", () => {
   });
 
   it("caps the lists of 10,000 projects, problems first, in one pass", () => {
-    const tracker = new StatusTracker({ now: () => NOW });
-    const source = new FakeSource();
+    const source = new StatusFixture({ now: () => NOW });
+    const states = new Map<string, ReturnType<typeof state>>();
     for (let i = 0; i < 10_000; i++) {
       const id = `p-${String(i).padStart(5, "0")}`;
       const s = state(id, {
@@ -392,23 +393,28 @@ describe("the renderer", () => {
         outbox: [outboxEntry(`${id}-a`, ["webhook"], NOW - i)],
       });
       source.set(id, s);
-      if (i !== 9_999) tracker.committed(id, pollResult(s));
+      states.set(id, s);
     }
+    const tracker = source.reports;
+    for (const [id, s] of states) if (id !== "p-09999") tracker.committed(id, pollResult(s), 0.1);
     // The last project is failing: it comes first.
-    tracker.pollFailed("p-09999", new Error("timeout"));
+    tracker.pollFailed("p-09999", new Error("timeout"), 0.1);
     for (let k = 0; k < 30; k++) {
       tracker.committed(
         "p-05000",
-        pollResult(state("p-05000"), [ended(snapshot({ id: `f-${k}`, updatedAtMs: T0 + k }))]),
+        pollResult(states.get("p-05000")!, [
+          ended(snapshot({ id: `f-${k}`, updatedAtMs: T0 + k })),
+        ]),
+        0.1,
       );
     }
     const started = performance.now();
-    const view = viewOf(source, tracker);
+    const view = viewOf(source);
     const html = renderStatusPage(view);
     const ms = performance.now() - started;
     // Again, with every state summarised already.
     const again = performance.now();
-    renderStatusPage(viewOf(source, tracker));
+    renderStatusPage(viewOf(source));
     const cachedMs = performance.now() - again;
 
     const rows = projectRows(html);
@@ -486,9 +492,9 @@ describe("the route", () => {
   });
 
   it("answers HTML that is never cached, and HEAD without a body", async () => {
-    const source = new FakeSource().set("p-1", state("p-1"));
+    const source = new StatusFixture().set("p-1", state("p-1"));
     const page = createStatusPage({
-      source: () => source,
+      projects: source,
       version: "1.2.3",
       apiUrl: "https://api.example.test/api/v2",
       sinks: [],
@@ -517,7 +523,7 @@ describe("the route", () => {
 
   it("renders before the daemon exists", () => {
     const page = createStatusPage({
-      source: () => undefined,
+      projects: new ProjectViews(),
       version: "1.2.3",
       apiUrl: "https://api.example.test/api/v2",
       sinks: [{ name: "webhook", kind: "webhook" }],

@@ -1,9 +1,10 @@
 /**
- * Fixtures for the status page's tests: committed states, a fake daemon (the `StatusSource`
- * the view reads) and the transitions a poll reports.
+ * Fixtures for the status page's tests: committed states, the project views and tracker the
+ * view reads, fed the daemon's reports as the exporter feeds them, and the transitions a poll
+ * reports.
  */
 import type { Alert } from "../../src/store/index.js";
-import type { StatusSource } from "../../src/server/index.js";
+import { StatusTracker, type StatusSource } from "../../src/status/index.js";
 import {
   STATE_FORMAT,
   STATE_VERSION,
@@ -12,7 +13,13 @@ import {
   type OutboxEntry,
   type ProjectState,
 } from "../../src/store/index.js";
-import { emptyTotals, type PollResult, type ProjectStatus } from "../../src/sync/index.js";
+import {
+  ProjectViews,
+  broadcast,
+  emptyTotals,
+  type DaemonObserver,
+  type PollResult,
+} from "../../src/sync/index.js";
 import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
 
 /** 2025-01-01T00:00:00Z, the simulator's default start. */
@@ -76,27 +83,65 @@ export function state(projectId: string, over: Partial<ProjectState> = {}): Proj
   };
 }
 
-/** A fake daemon: projects in order, each with a status. */
-export class FakeSource implements StatusSource {
-  readonly syncs = new Map<string, { status: ProjectStatus; state: ProjectState | undefined }>();
+/**
+ * What the status page reads, fed as the daemon feeds it: the shared project views (projects
+ * in the daemon's order, each loaded, blocked or new) and the page's own tracker. `reports`
+ * reaches both, as the daemon's broadcast does. The watched list is reported once, before the
+ * next report or read, however many projects were set.
+ */
+export class StatusFixture implements StatusSource {
+  readonly projects: ProjectViews;
+  readonly tracker: StatusTracker;
+  readonly #reports: Required<DaemonObserver>;
+  readonly #ids: string[] = [];
+  #changed = false;
 
-  set(projectId: string, s: ProjectState | undefined): this {
-    this.syncs.set(projectId, { status: { kind: "ready", state: s }, state: s });
-    return this;
+  constructor(options: { now?: () => number; failuresKept?: number } = {}) {
+    this.projects = new ProjectViews(options.now === undefined ? {} : { now: options.now });
+    this.tracker = new StatusTracker(options);
+    this.#reports = broadcast([this.projects, this.tracker], (error) => {
+      throw error;
+    });
   }
 
+  /** The daemon's reports, to the project views and the tracker alike. */
+  get reports(): Required<DaemonObserver> {
+    this.#flush();
+    return this.#reports;
+  }
+
+  /** A watched project with this committed state (loaded at start), or none yet. */
+  set(projectId: string, s: ProjectState | undefined): this {
+    if (s !== undefined) this.#reports.stateLoaded(projectId, s);
+    return this.#watch(projectId);
+  }
+
+  /** A watched project whose state file is not valid JSON. */
   block(projectId: string, file: string): this {
     const error = new StateFileError(file, "corrupt", "state file is not valid JSON");
-    this.syncs.set(projectId, { status: { kind: "blocked", error }, state: undefined });
+    this.#reports.blocked(projectId, error);
+    return this.#watch(projectId);
+  }
+
+  watched(): readonly string[] {
+    this.#flush();
+    return this.projects.watched();
+  }
+
+  get(projectId: string) {
+    return this.projects.get(projectId);
+  }
+
+  #watch(projectId: string): this {
+    this.#ids.push(projectId);
+    this.#changed = true;
     return this;
   }
 
-  projects(): string[] {
-    return [...this.syncs.keys()];
-  }
-
-  project(projectId: string) {
-    return this.syncs.get(projectId);
+  #flush(): void {
+    if (!this.#changed) return;
+    this.#changed = false;
+    this.#reports.projectsChanged(this.#ids);
   }
 }
 

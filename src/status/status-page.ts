@@ -1,22 +1,18 @@
 /**
- * The status page at `/`: glue between the daemon, the `StatusTracker` (which hears the
- * daemon's reports) and the pure renderer. Server-rendered HTML, no script, never cached.
+ * The status page at `/`: glue between the shared project views, the `StatusTracker` (which
+ * hears what only the page shows) and the pure renderer. Server-rendered HTML, no script,
+ * never cached.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
 import type { DaemonObserver } from "../sync/index.js";
-import { renderStatusPage } from "./status-page-render.js";
-import {
-  StatusTracker,
-  statusView,
-  type StatusLimits,
-  type StatusSource,
-  type StatusView,
-} from "./status-page-view.js";
+import { renderStatusPage } from "./render.js";
+import { StatusTracker } from "./tracker.js";
+import { statusView, type StatusLimits, type StatusSource, type StatusView } from "./view.js";
 
 export interface StatusPageOptions {
-  /** The daemon, once it exists (the page is created before it, to hear its first reports). */
-  readonly source: () => StatusSource | undefined;
+  /** What is known of each watched project, shared with the metrics (`ProjectViews`). */
+  readonly projects: StatusSource;
   readonly version: string;
   /** The API base URL (shown without credentials or query). */
   readonly apiUrl: string;
@@ -41,7 +37,7 @@ export interface StatusPageOptions {
 export type StatusDetail = "summary" | "full";
 
 export interface StatusPage {
-  /** Subscribe it to the daemon (`createDaemon({ observers })`). */
+  /** Subscribe it to the daemon (`createDaemon({ observers })`), as the project views are. */
   readonly observer: DaemonObserver;
   /** The current view model. */
   view(): StatusView;
@@ -53,8 +49,6 @@ export interface StatusPage {
    */
   setSinks(sinks: StatusPageOptions["sinks"], secrets: readonly string[]): void;
 }
-
-const NO_PROJECTS: StatusSource = { projects: () => [], project: () => undefined };
 
 export function createStatusPage(options: StatusPageOptions): StatusPage {
   const now = options.now ?? Date.now;
@@ -69,7 +63,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
   let sinks = options.sinks;
   const view = (): StatusView =>
     statusView({
-      source: options.source() ?? NO_PROJECTS,
+      source: options.projects,
       tracker,
       version: options.version,
       apiUrl: options.apiUrl,

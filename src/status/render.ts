@@ -11,7 +11,7 @@ import type {
   SinkStatus,
   StatusProject,
   StatusView,
-} from "./status-page-view.js";
+} from "./view.js";
 
 /** Seconds between the page's own refreshes. */
 export const REFRESH_SECONDS = 10;

@@ -1,7 +1,8 @@
 /**
  * The status page's view model: a plain, bounded snapshot of what the exporter knows, built
- * from the daemon (committed states, blocked projects) and from a `StatusTracker` that follows
- * the daemon's reports (last successful poll, poll failures, recent operation failures).
+ * from the shared project views (committed states, blocked projects, the last successful poll,
+ * runs of failed polls: the same facts the metrics show) and from a `StatusTracker` that keeps
+ * what only the page shows (recent operation failures, the last discovery failure).
  *
  * Cost: one pass over the watched projects per rendering. What a project's committed state says
  * (open operations, outbox, dead letters) is summarised once per state object (states are
@@ -15,9 +16,9 @@
  */
 import { displayUrl } from "../config/display-url.js";
 import { isEndStatus } from "../contract/index.js";
-import type { DaemonObserver } from "../sync/index.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
-import type { ProjectStatus, PollResult } from "../sync/index.js";
+import type { ProjectView } from "../sync/index.js";
+import type { StatusTracker, TrackedProject } from "./tracker.js";
 
 /** The bounds that keep the page (and the tracker's memory) small at any number of projects. */
 export interface StatusLimits {
@@ -163,160 +164,11 @@ export interface StatusView {
   readonly limits: StatusLimits;
 }
 
-/** What the view reads from the daemon (`Daemon` satisfies it). */
+/** What the view reads of each project: the shared `ProjectViews` satisfies it. */
 export interface StatusSource {
-  projects(): readonly string[];
-  project(
-    projectId: string,
-  ): { readonly status: ProjectStatus; readonly state: ProjectState | undefined } | undefined;
-}
-
-/** What the tracker remembers about one project. */
-export interface TrackedProject {
-  readonly lastSuccessMs: number | undefined;
-  readonly lastSuccessBeforeStart: boolean;
-  readonly failing:
-    | {
-        readonly sinceMs: number;
-        readonly count: number;
-        readonly error: unknown;
-        readonly commit: boolean;
-      }
-    | undefined;
-  /** Newest first, at most `failuresKept`. */
-  readonly failures: readonly FailureView[];
-  readonly droppedAlerts: number;
-}
-
-type MutableTracked = { -readonly [K in keyof TrackedProject]: TrackedProject[K] };
-
-/**
- * Follows the daemon's reports for the status page: per project, the latest successful poll,
- * the current run of poll failures and a bounded list of recent operation failures. Memory is
- * O(projects × failuresKept); forgotten projects are dropped.
- */
-export class StatusTracker implements DaemonObserver {
-  readonly #projects = new Map<string, MutableTracked>();
-  readonly #now: () => number;
-  readonly #failuresKept: number;
-  #discoveryError: { atMs: number; error: unknown } | undefined;
-
-  constructor(options: { now?: () => number; failuresKept?: number } = {}) {
-    this.#now = options.now ?? Date.now;
-    this.#failuresKept = options.failuresKept ?? STATUS_LIMITS.failuresKept;
-  }
-
-  get(projectId: string): TrackedProject | undefined {
-    return this.#projects.get(projectId);
-  }
-
-  get discoveryError(): { readonly atMs: number; readonly error: unknown } | undefined {
-    return this.#discoveryError;
-  }
-
-  projectsChanged(projectIds: readonly string[]): void {
-    const wanted = new Set(projectIds);
-    for (const id of this.#projects.keys()) if (!wanted.has(id)) this.#projects.delete(id);
-    this.#discoveryError = undefined;
-  }
-
-  stateLoaded(projectId: string, state: ProjectState): void {
-    const p = this.#project(projectId);
-    if (p.lastSuccessMs === undefined) {
-      p.lastSuccessMs = state.committedAtMs;
-      p.lastSuccessBeforeStart = true;
-    }
-    // Failed operations still watched for a retry are the failures known from before the start.
-    const known = state.tracked
-      .filter((t) => t.failed && (t.status === "failed" || t.status === "error"))
-      .map((t): FailureView => ({
-        operationId: t.id,
-        action: t.action,
-        status: t.status,
-        failuresCount: t.failuresCount,
-        error: t.error,
-        atMs: t.updatedAtMs,
-        detectedAtMs: t.updatedAtMs,
-      }))
-      .sort((a, b) => a.atMs - b.atMs);
-    // Oldest first: each goes to the front, so the newest ends first.
-    for (const failure of known) this.#remember(p, failure);
-  }
-
-  committed(projectId: string, result: PollResult): void {
-    const p = this.#project(projectId);
-    const now = this.#now();
-    p.lastSuccessMs = now;
-    p.lastSuccessBeforeStart = false;
-    p.failing = undefined;
-    for (const t of result.transitions) {
-      if (t.kind !== "ended" || (t.status !== "failed" && t.status !== "error")) continue;
-      this.#remember(p, {
-        operationId: t.op.id,
-        action: t.op.action,
-        status: t.status,
-        failuresCount: t.op.failuresCount,
-        error: t.op.error,
-        atMs: t.op.updatedAtMs,
-        detectedAtMs: now,
-      });
-    }
-  }
-
-  pollFailed(projectId: string, error: unknown): void {
-    this.#failed(projectId, error, false);
-  }
-
-  commitFailed(projectId: string, error: unknown): void {
-    this.#failed(projectId, error, true);
-  }
-
-  discoveryFailed(error: unknown): void {
-    this.#discoveryError = { atMs: this.#now(), error };
-  }
-
-  alertsDropped(projectId: string, count: number): void {
-    this.#project(projectId).droppedAlerts += count;
-  }
-
-  #failed(projectId: string, error: unknown, commit: boolean): void {
-    const p = this.#project(projectId);
-    const now = this.#now();
-    p.failing = {
-      sinceMs: p.failing?.sinceMs ?? now,
-      count: (p.failing?.count ?? 0) + 1,
-      error,
-      commit,
-    };
-  }
-
-  /** Adds a failure at the front, unless the same failure is already remembered. */
-  #remember(p: MutableTracked, failure: FailureView): void {
-    const same = p.failures.some(
-      (f) =>
-        f.operationId === failure.operationId &&
-        f.status === failure.status &&
-        f.failuresCount === failure.failuresCount &&
-        f.atMs === failure.atMs,
-    );
-    if (same) return;
-    p.failures = [failure, ...p.failures].slice(0, this.#failuresKept);
-  }
-
-  #project(projectId: string): MutableTracked {
-    let p = this.#projects.get(projectId);
-    if (p === undefined) {
-      p = {
-        lastSuccessMs: undefined,
-        lastSuccessBeforeStart: false,
-        failing: undefined,
-        failures: [],
-        droppedAlerts: 0,
-      };
-      this.#projects.set(projectId, p);
-    }
-    return p;
-  }
+  /** The watched projects, in the daemon's order. */
+  watched(): readonly string[];
+  get(projectId: string): ProjectView | undefined;
 }
 
 /** What one committed state says, computed once per state object. */
@@ -441,13 +293,13 @@ export function statusView(options: StatusViewOptions): StatusView {
   // Rows by rank (problems first), each in the daemon's order; only `projectRows` are built.
   const RANKS = 6;
   const ranked: { id: string; project: ProjectFacts }[][] = Array.from({ length: RANKS }, () => []);
-  const ids = source.projects();
+  const ids = source.watched();
   for (const id of ids) {
-    const sync = source.project(id);
-    const state = sync?.state;
+    const project = source.get(id);
+    const state = project?.state;
     const tracked = tracker.get(id);
     const summary = summarise(state, limits);
-    const facts = { sync, state, tracked, summary };
+    const facts = { project, state, tracked, summary };
     const h = healthOf(facts);
     health[h] += 1;
     open += summary.openCount;
@@ -534,17 +386,17 @@ export function statusView(options: StatusViewOptions): StatusView {
 }
 
 interface ProjectFacts {
-  readonly sync: ReturnType<StatusSource["project"]>;
+  readonly project: ProjectView | undefined;
   readonly state: ProjectState | undefined;
   readonly tracked: TrackedProject | undefined;
   readonly summary: StateSummary;
 }
 
-function healthOf({ sync, state, tracked }: ProjectFacts): ProjectHealth {
-  if (sync?.status.kind === "blocked") return "blocked";
-  if (tracked?.failing !== undefined) return "poll_failing";
+function healthOf({ project, state }: ProjectFacts): ProjectHealth {
+  if (project?.blocked !== undefined) return "blocked";
+  if (project?.failing !== undefined) return "poll_failing";
   if (state?.segment != null) return "catching_up";
-  if (tracked?.lastSuccessMs === undefined || tracked.lastSuccessBeforeStart) return "waiting";
+  if (project?.lastSuccessMs === undefined || project.lastSuccessBeforeStart) return "waiting";
   return "ok";
 }
 
@@ -554,16 +406,14 @@ function projectRow(
   limits: StatusLimits,
   clean: (text: string) => string,
 ): StatusProject {
-  const { sync, tracked, summary } = facts;
-  const blockedError = sync?.status.kind === "blocked" ? sync.status.error : undefined;
-  const failing = tracked?.failing;
+  const { project, tracked, summary } = facts;
+  const blocked = project?.blocked;
+  const failing = project?.failing;
   return {
     projectId,
     health: healthOf(facts),
     blocked:
-      blockedError === undefined
-        ? undefined
-        : { file: clean(blockedError.file), problem: blockedError.problem },
+      blocked === undefined ? undefined : { file: clean(blocked.file), problem: blocked.problem },
     failing:
       failing === undefined
         ? undefined
@@ -573,8 +423,8 @@ function projectRow(
             message: clean(messageOf(failing.error)),
             commit: failing.commit,
           },
-    lastSuccessMs: tracked?.lastSuccessMs,
-    lastSuccessBeforeStart: tracked?.lastSuccessBeforeStart ?? false,
+    lastSuccessMs: project?.lastSuccessMs,
+    lastSuccessBeforeStart: project?.lastSuccessBeforeStart ?? false,
     openCount: summary.openCount,
     stuckCount: summary.stuckCount,
     open: summary.open,
@@ -585,7 +435,7 @@ function projectRow(
     })),
     pending: summary.pending,
     deadLetters: summary.deadLetters,
-    droppedAlerts: tracked?.droppedAlerts ?? 0,
+    droppedAlerts: project?.droppedAlerts ?? 0,
   };
 }
 

@@ -1,0 +1,105 @@
+/**
+ * What only the status page remembers of the daemon's reports: per project, a bounded list of
+ * recent operation failures; and the last failed discovery. A project's health (its state,
+ * last success, failing polls) is the shared `ProjectViews`', not this tracker's.
+ */
+import type { ProjectState } from "../store/index.js";
+import type { DaemonObserver, PollResult } from "../sync/index.js";
+import { STATUS_LIMITS, type FailureView } from "./view.js";
+
+/** What the tracker remembers about one project. */
+export interface TrackedProject {
+  /** Newest first, at most `failuresKept`. */
+  readonly failures: readonly FailureView[];
+}
+
+type MutableTracked = { -readonly [K in keyof TrackedProject]: TrackedProject[K] };
+
+/** Memory is O(projects × failuresKept); forgotten projects are dropped. */
+export class StatusTracker implements DaemonObserver {
+  readonly #projects = new Map<string, MutableTracked>();
+  readonly #now: () => number;
+  readonly #failuresKept: number;
+  #discoveryError: { atMs: number; error: unknown } | undefined;
+
+  constructor(options: { now?: () => number; failuresKept?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#failuresKept = options.failuresKept ?? STATUS_LIMITS.failuresKept;
+  }
+
+  get(projectId: string): TrackedProject | undefined {
+    return this.#projects.get(projectId);
+  }
+
+  get discoveryError(): { readonly atMs: number; readonly error: unknown } | undefined {
+    return this.#discoveryError;
+  }
+
+  projectsChanged(projectIds: readonly string[]): void {
+    const wanted = new Set(projectIds);
+    for (const id of this.#projects.keys()) if (!wanted.has(id)) this.#projects.delete(id);
+    this.#discoveryError = undefined;
+  }
+
+  stateLoaded(projectId: string, state: ProjectState): void {
+    // Failed operations still watched for a retry are the failures known from before the start.
+    const known = state.tracked
+      .filter((t) => t.failed && (t.status === "failed" || t.status === "error"))
+      .map((t): FailureView => ({
+        operationId: t.id,
+        action: t.action,
+        status: t.status,
+        failuresCount: t.failuresCount,
+        error: t.error,
+        atMs: t.updatedAtMs,
+        detectedAtMs: t.updatedAtMs,
+      }))
+      .sort((a, b) => a.atMs - b.atMs);
+    const p = this.#project(projectId);
+    // Oldest first: each goes to the front, so the newest ends first.
+    for (const failure of known) this.#remember(p, failure);
+  }
+
+  committed(projectId: string, result: PollResult): void {
+    const p = this.#project(projectId);
+    const now = this.#now();
+    for (const t of result.transitions) {
+      if (t.kind !== "ended" || (t.status !== "failed" && t.status !== "error")) continue;
+      this.#remember(p, {
+        operationId: t.op.id,
+        action: t.op.action,
+        status: t.status,
+        failuresCount: t.op.failuresCount,
+        error: t.op.error,
+        atMs: t.op.updatedAtMs,
+        detectedAtMs: now,
+      });
+    }
+  }
+
+  discoveryFailed(error: unknown): void {
+    this.#discoveryError = { atMs: this.#now(), error };
+  }
+
+  /** Adds a failure at the front, unless the same failure is already remembered. */
+  #remember(p: MutableTracked, failure: FailureView): void {
+    const same = p.failures.some(
+      (f) =>
+        f.operationId === failure.operationId &&
+        f.status === failure.status &&
+        f.failuresCount === failure.failuresCount &&
+        f.atMs === failure.atMs,
+    );
+    if (same) return;
+    p.failures = [failure, ...p.failures].slice(0, this.#failuresKept);
+  }
+
+  #project(projectId: string): MutableTracked {
+    let p = this.#projects.get(projectId);
+    if (p === undefined) {
+      p = { failures: [] };
+      this.#projects.set(projectId, p);
+    }
+    return p;
+  }
+}

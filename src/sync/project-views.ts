@@ -1,0 +1,180 @@
+/**
+ * What is known of each watched project, from the daemon's reports: its committed state, its
+ * latest endpoint listing, whether its state file is usable, its latest successful poll and its
+ * current run of failed polls. One instance is shared by everything that shows a project's
+ * health (the metrics and the status page), so that they can never disagree.
+ *
+ * A project's state is loaded, or found blocked, just before the daemon adds it to the watched
+ * list, so those two reports are taken for any project. The others are ignored for a project
+ * no longer watched: a poll still in flight when its project was removed must not bring the
+ * project back. Forgetting a project is what makes its series and its row disappear.
+ */
+import type { Endpoint } from "../contract/index.js";
+import type { ProjectState, StateFileError, StateFileProblem } from "../store/index.js";
+import type { DaemonObserver } from "./observer.js";
+import type { PollResult } from "./poll.js";
+
+/** A run of failed polls (or commits), from the first. */
+export interface FailingPolls {
+  /** When the first of the run failed (epoch ms). */
+  readonly sinceMs: number;
+  readonly count: number;
+  /** The latest failure's error. */
+  readonly error: unknown;
+  /** The latest failure was the commit's, not the poll's. */
+  readonly commit: boolean;
+}
+
+export interface ProjectView {
+  readonly projectId: string;
+  /** The committed state (loaded at start or committed since), if any. */
+  readonly state: ProjectState | undefined;
+  /** The latest poll succeeded and was committed. */
+  readonly up: boolean;
+  /** The state file that cannot be used, and why, while it cannot. */
+  readonly blocked: { readonly file: string; readonly problem: StateFileProblem } | undefined;
+  /** The latest listing, or undefined before the first one. */
+  readonly endpoints: readonly Endpoint[] | undefined;
+  /** The latest successful poll (epoch ms), or the state's last commit before the start. */
+  readonly lastSuccessMs: number | undefined;
+  /** `lastSuccessMs` is the state's last commit, from before this process started. */
+  readonly lastSuccessBeforeStart: boolean;
+  /** The current run of failed polls, undefined once one succeeds. */
+  readonly failing: FailingPolls | undefined;
+  /** New alerts dropped because the outbox was full (since the start). */
+  readonly droppedAlerts: number;
+}
+
+type MutableView = { -readonly [K in keyof ProjectView]: ProjectView[K] };
+
+export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
+  readonly #views = new Map<string, MutableView>();
+  /** The watched projects in the daemon's order, once it has said which they are. */
+  #watched: readonly string[] | undefined;
+  #watchedSet: ReadonlySet<string> | undefined;
+  readonly #now: () => number;
+
+  constructor(options: { readonly now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Every project with a view, watched or about to be. */
+  [Symbol.iterator](): Iterator<ProjectView> {
+    return this.#views.values();
+  }
+
+  /** The watched projects, in the daemon's order. */
+  watched(): readonly string[] {
+    return this.#watched ?? [];
+  }
+
+  get(projectId: string): ProjectView | undefined {
+    return this.#views.get(projectId);
+  }
+
+  projectsChanged(projectIds: readonly string[]): void {
+    this.#watched = [...projectIds];
+    this.#watchedSet = new Set(projectIds);
+    for (const id of this.#views.keys()) if (!this.#watchedSet.has(id)) this.#views.delete(id);
+    for (const id of projectIds) this.#view(id);
+  }
+
+  stateLoaded(projectId: string, state: ProjectState): void {
+    const view = this.#view(projectId);
+    view.state = state;
+    view.blocked = undefined;
+    if (view.lastSuccessMs === undefined) {
+      view.lastSuccessMs = state.committedAtMs;
+      view.lastSuccessBeforeStart = true;
+    }
+  }
+
+  blocked(projectId: string, error: StateFileError): void {
+    const view = this.#view(projectId);
+    view.blocked = { file: error.file, problem: error.problem };
+    view.up = false;
+  }
+
+  committed(projectId: string, result: PollResult): void {
+    const view = this.#watchedView(projectId);
+    if (view === undefined) return;
+    view.state = result.state;
+    view.up = true;
+    view.blocked = undefined;
+    view.lastSuccessMs = this.#now();
+    view.lastSuccessBeforeStart = false;
+    view.failing = undefined;
+  }
+
+  /** The committed state changed without a poll (the notifier's outbox updates). */
+  outboxChanged(projectId: string, state: ProjectState): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.state = state;
+  }
+
+  pollFailed(projectId: string, error: unknown): void {
+    this.#failed(projectId, error, false);
+  }
+
+  commitFailed(projectId: string, error: unknown): void {
+    this.#failed(projectId, error, true);
+  }
+
+  endpointsListed(projectId: string, endpoints: readonly Endpoint[]): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.endpoints = endpoints;
+  }
+
+  alertsDropped(projectId: string, count: number): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.droppedAlerts += count;
+  }
+
+  /**
+   * A poll or its commit failed: the committed state is unchanged. The state file was usable
+   * (a blocked project's step fails before it polls), so the project is no longer blocked.
+   */
+  #failed(projectId: string, error: unknown, commit: boolean): void {
+    const view = this.#watchedView(projectId);
+    if (view === undefined) return;
+    view.up = false;
+    view.blocked = undefined;
+    view.failing = {
+      sinceMs: view.failing?.sinceMs ?? this.#now(),
+      count: (view.failing?.count ?? 0) + 1,
+      error,
+      commit,
+    };
+  }
+
+  #watchedView(projectId: string): MutableView | undefined {
+    if (this.#watchedSet !== undefined && !this.#watchedSet.has(projectId)) return undefined;
+    return this.#view(projectId);
+  }
+
+  #view(projectId: string): MutableView {
+    let view = this.#views.get(projectId);
+    if (view === undefined) {
+      view = {
+        projectId,
+        state: undefined,
+        up: false,
+        blocked: undefined,
+        endpoints: undefined,
+        lastSuccessMs: undefined,
+        lastSuccessBeforeStart: false,
+        failing: undefined,
+        droppedAlerts: 0,
+      };
+      this.#views.set(projectId, view);
+    }
+    return view;
+  }
+}
+
+/** The projects that have a committed state, with it. */
+export function* committed(
+  projects: Iterable<ProjectView>,
+): Iterable<{ projectId: string; state: ProjectState }> {
+  for (const { projectId, state } of projects) if (state !== undefined) yield { projectId, state };
+}
