@@ -58,6 +58,13 @@ export type ProjectsPageRead = ProjectsPage & { readonly skipped: readonly Skipp
 export type NewEndpoint = CreateEndpointRequest["endpoint"];
 export type EndpointChanges = UpdateEndpointRequest["endpoint"];
 
+/** A call that starts, suspends or restarts an endpoint's compute. */
+export type EndpointAction = (
+  projectId: string,
+  endpointId: string,
+  options?: CallOptions,
+) => Promise<EndpointOperationsResponse>;
+
 export interface ApiClient {
   /** One page of a project's operations, newest first. */
   listOperations(
@@ -85,41 +92,48 @@ export interface ApiClient {
     walk?: Partial<WalkParams> & { readonly onSkipped?: (skipped: SkippedProject) => void },
     options?: CallOptions,
   ): AsyncGenerator<ProjectListItem, void, undefined>;
+  /** The compute endpoints of a project. */
   listEndpoints(projectId: string, options?: CallOptions): Promise<Endpoint[]>;
   getEndpoint(projectId: string, endpointId: string, options?: CallOptions): Promise<Endpoint>;
+
+  // The calls that change an endpoint. The exporter itself only reads; these are the rest of
+  // the API for the tools built on this client (`wait`, scripts, the tests). Each answers the
+  // endpoint and the operations the change started, which `waitForOperations` follows to their
+  // end. Like every POST, PATCH and DELETE, they are not retried after an answer that may mean
+  // the change took effect (see README.md, Retries).
+
+  /** `POST /projects/{id}/endpoints`: a new compute endpoint on a branch. */
   createEndpoint(
     projectId: string,
     endpoint: NewEndpoint,
     options?: CallOptions,
   ): Promise<EndpointOperationsResponse>;
+  /** `PATCH …/endpoints/{id}`: changes an endpoint's settings (size, suspend delay, branch). */
   updateEndpoint(
     projectId: string,
     endpointId: string,
     changes: EndpointChanges,
     options?: CallOptions,
   ): Promise<EndpointOperationsResponse>;
-  /** Null when the endpoint does not exist or is already deleted (the API answers 204). */
+  /**
+   * `DELETE …/endpoints/{id}`: answers the endpoint as it last was, with no operations; null
+   * when the endpoint does not exist or is already deleted (the API answers 204).
+   */
   deleteEndpoint(
     projectId: string,
     endpointId: string,
     options?: CallOptions,
   ): Promise<EndpointOperationsResponse | null>;
-  startEndpoint(
-    projectId: string,
-    endpointId: string,
-    options?: CallOptions,
-  ): Promise<EndpointOperationsResponse>;
-  suspendEndpoint(
-    projectId: string,
-    endpointId: string,
-    options?: CallOptions,
-  ): Promise<EndpointOperationsResponse>;
-  restartEndpoint(
-    projectId: string,
-    endpointId: string,
-    options?: CallOptions,
-  ): Promise<EndpointOperationsResponse>;
-  /** Polls the operations that have not ended until all have, or the timeout strikes. */
+  /** `POST …/endpoints/{id}/start`: starts an idle endpoint's compute. */
+  startEndpoint: EndpointAction;
+  /** `POST …/endpoints/{id}/suspend`: suspends an endpoint's compute. */
+  suspendEndpoint: EndpointAction;
+  /** `POST …/endpoints/{id}/restart`: restarts an endpoint's compute. */
+  restartEndpoint: EndpointAction;
+  /**
+   * Polls the operations that have not ended (by `getOperation`) until all have, or the timeout
+   * strikes: the end of a change above, or of any operation read from the log.
+   */
   waitForOperations(
     projectId: string,
     operations: readonly Operation[],
@@ -217,6 +231,18 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       signal: callOptions?.signal,
     });
 
+  /** `POST …/endpoints/{id}/{action}`: no body, the same answer as every change. */
+  const endpointAction =
+    (route: RouteName, action: "start" | "suspend" | "restart"): EndpointAction =>
+    (projectId, endpointId, callOptions) =>
+      endpointChange(
+        route,
+        "POST",
+        paths.endpointAction(projectId, endpointId, action),
+        undefined,
+        callOptions,
+      );
+
   return {
     listOperations,
     operationPages(projectId, walk, callOptions) {
@@ -289,30 +315,9 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
         schema: endpointOperationsResponseSchema.nullable(),
         signal: callOptions?.signal,
       }),
-    startEndpoint: (projectId, endpointId, callOptions) =>
-      endpointChange(
-        "startEndpoint",
-        "POST",
-        paths.endpointAction(projectId, endpointId, "start"),
-        undefined,
-        callOptions,
-      ),
-    suspendEndpoint: (projectId, endpointId, callOptions) =>
-      endpointChange(
-        "suspendEndpoint",
-        "POST",
-        paths.endpointAction(projectId, endpointId, "suspend"),
-        undefined,
-        callOptions,
-      ),
-    restartEndpoint: (projectId, endpointId, callOptions) =>
-      endpointChange(
-        "restartEndpoint",
-        "POST",
-        paths.endpointAction(projectId, endpointId, "restart"),
-        undefined,
-        callOptions,
-      ),
+    startEndpoint: endpointAction("startEndpoint", "start"),
+    suspendEndpoint: endpointAction("suspendEndpoint", "suspend"),
+    restartEndpoint: endpointAction("restartEndpoint", "restart"),
     waitForOperations: (projectId, operations, waitOptions) =>
       waitForOperations(
         (operationId, signal) =>

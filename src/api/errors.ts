@@ -22,9 +22,19 @@ export interface AttemptFailure {
   readonly retryAfterMs: number | undefined;
 }
 
-export interface ApiErrorFields {
+/** What an `ApiError` says besides its message: how it is built, and what it serialises to. */
+export type ApiErrorFields = Pick<
+  ApiError,
+  "kind" | "status" | "code" | "requestId" | "route" | "method" | "retryable" | "attempts"
+>;
+
+/** The one error type of the API client. It never holds the API key. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
   readonly kind: ApiErrorKind;
+  /** HTTP status, or undefined when no response arrived. */
   readonly status: number | undefined;
+  /** The server's error code (may be empty), a transport error code, or a validation code. */
   readonly code: string;
   /** The server's request id when it reported one, else the `X-Request-ID` the client sent. */
   readonly requestId: string;
@@ -33,19 +43,6 @@ export interface ApiErrorFields {
   /** Whether repeating the request is safe (see `retry-policy.ts`), not whether it will work. */
   readonly retryable: boolean;
   /** How many attempts were made before giving up. */
-  readonly attempts: number;
-}
-
-/** The one error type of the API client. It never holds the API key. */
-export class ApiError extends Error implements ApiErrorFields {
-  override readonly name = "ApiError";
-  readonly kind: ApiErrorKind;
-  readonly status: number | undefined;
-  readonly code: string;
-  readonly requestId: string;
-  readonly route: RouteName;
-  readonly method: HttpMethod;
-  readonly retryable: boolean;
   readonly attempts: number;
 
   constructor(message: string, fields: ApiErrorFields) {

@@ -1,12 +1,14 @@
 /**
- * The typed client of the control-plane API: every call the exporter makes, with auth,
- * response validation, one error type, safe retries and a shared rate limiter. It knows
+ * The typed client of the control-plane API: every call the exporter makes (it only reads), the
+ * calls that change an endpoint, and following operations to their end, with auth, response
+ * validation, one error type, safe retries and a shared rate limiter. It knows
  * nothing of metrics or alerts; those subscribe to its `events`. See README.md for the policy.
  */
 export {
   createApiClient,
   type ApiClient,
   type CallOptions,
+  type EndpointAction,
   type EndpointChanges,
   type NewEndpoint,
   type PageParams,
