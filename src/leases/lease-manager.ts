@@ -2,14 +2,14 @@
  * Project leases: how replicas sharing one Postgres state store split the projects between
  * them, so that each project is polled by exactly one replica at a time.
  *
- * A lease is a row of `pgcp_leases` (project, holder, fencing token, expiry). Every
- * `heartbeatMs` (a third of the lease by default) each replica, in order:
+ * A lease is a row of `pgcp_leases` (project, holder, fencing token, expiry; its statements are
+ * in `store/lease-table.ts`). Every `heartbeatMs` (a third of the lease by default) each
+ * replica, in order:
  *   1. registers itself in `pgcp_replicas` (its heartbeat);
  *   2. renews the leases it holds, each conditioned on its holder and fencing token: a lease
  *      that is no longer its own is lost, and its project dropped at once;
- *   3. counts the live replicas (a heartbeat within one lease duration) and takes its even
- *      share of the projects: `floor(n / live)`, plus one for the first `n mod live` replicas
- *      in id order, so that the shares add up to exactly `n`;
+ *   3. counts the live replicas (a heartbeat within one lease duration) and plans its even
+ *      share of the projects (`lease-plan.ts`);
  *   4. gives up projects above its share (rebalancing after a replica joined) or no longer
  *      watched: it stops polling and delivering them, waits for what is in flight (`drain`),
  *      and only then releases the lease, so that the next holder starts from a settled state;
@@ -30,12 +30,21 @@
  * project's alerts only while it is, so a paused replica that wakes up after its lease ran
  * out sends nothing before it has found out what it still holds.
  */
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { Pool } from "pg";
 import type { LeaseLossReason } from "../store/fencing.js";
+import {
+  addLeaseRows,
+  claimLeases,
+  forgetGoneReplicas,
+  liveReplicaIds,
+  registerReplica,
+  releaseLeases,
+  renewLeases,
+  unregisterReplica,
+} from "../store/lease-table.js";
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
+import { planLeases, type PlannedReleaseReason } from "./lease-plan.js";
 
 /** A project this replica holds, with the fencing token of its claim. */
 export interface Lease {
@@ -45,7 +54,7 @@ export interface Lease {
 }
 
 /** Why this replica gave a project up by itself. */
-export type ReleaseReason = "rebalance" | "removed" | "shutdown";
+export type ReleaseReason = PlannedReleaseReason | "shutdown";
 /**
  * Why this replica lost a project: another replica claimed it (`taken`), heartbeats failed
  * past the lease (`expired`), or the store rejected a commit under it (`fenced`).
@@ -87,22 +96,6 @@ interface HeldLease extends Lease {
   /** On the monotonic clock: until then the lease is certainly still valid. */
   validUntil: number;
   readonly acquiredAt: number;
-}
-
-/** A replica id: the host name (the pod's name on Kubernetes), the pid and a random suffix. */
-export function defaultReplicaId(): string {
-  const host =
-    hostname()
-      .replace(/[^A-Za-z0-9._-]/g, "-")
-      .slice(0, 60) || "host";
-  return `${host}-${String(process.pid)}-${randomBytes(3).toString("hex")}`;
-}
-
-/** `floor(n / live)`, plus one for the first `n mod live` replicas in id order. */
-export function fairShare(projects: number, live: readonly string[], replicaId: string): number {
-  const replicas = Math.max(1, live.length);
-  const rank = Math.max(0, live.indexOf(replicaId));
-  return Math.floor(projects / replicas) + (rank < projects % replicas ? 1 : 0);
 }
 
 export class LeaseManager {
@@ -247,7 +240,7 @@ export class LeaseManager {
     this.#releasing.clear();
     try {
       await this.#release(leases);
-      await this.#options.pool.query("DELETE FROM pgcp_replicas WHERE id = $1", [this.replicaId]);
+      await unregisterReplica(this.#options.pool, this.replicaId);
       this.#log.info(
         { replica: this.replicaId, released: leases.length },
         "leases released for shutdown",
@@ -313,31 +306,16 @@ export class LeaseManager {
   ): Promise<void> {
     const { pool } = this.#options;
     const id = this.replicaId;
-    const leaseSeconds = this.leaseMs / 1000;
     const validUntil = started + this.leaseMs - this.#margin();
     const candidates = this.#candidates;
     // A replica that knows no project yet (its first discovery failed) takes no share: were it
     // counted, the others would leave its share unclaimed.
-    if (candidates.length > 0) {
-      await pool.query(
-        `INSERT INTO pgcp_replicas (id, started_at, heartbeat_at) VALUES ($1, now(), now())
-         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
-        [id],
-      );
-    } else {
-      await pool.query("DELETE FROM pgcp_replicas WHERE id = $1", [id]);
-    }
+    if (candidates.length > 0) await registerReplica(pool, id);
+    else await unregisterReplica(pool, id);
 
     const mine = [...this.#held.values(), ...this.#releasing.values()];
     if (mine.length > 0) {
-      const { rows } = await pool.query<{ project_id: string }>(
-        `UPDATE pgcp_leases AS l SET expires_at = now() + make_interval(secs => $2)
-           FROM unnest($3::text[], $4::bigint[]) AS h(project_id, token)
-          WHERE l.project_id = h.project_id AND l.fencing_token = h.token AND l.holder = $1
-          RETURNING l.project_id`,
-        [id, leaseSeconds, mine.map((l) => l.projectId), mine.map((l) => l.token)],
-      );
-      const renewed = new Set(rows.map((r) => r.project_id));
+      const renewed = await renewLeases(pool, id, mine, this.leaseMs);
       for (const lease of [...this.#held.values()]) {
         if (renewed.has(lease.projectId)) {
           lease.validUntil = validUntil;
@@ -355,78 +333,26 @@ export class LeaseManager {
       }
     }
 
-    // Replicas gone for long (killed, never stopped) are forgotten.
-    await pool.query(
-      `DELETE FROM pgcp_replicas
-        WHERE heartbeat_at < now() - GREATEST(interval '1 hour', make_interval(secs => $1::float8 * 10))`,
-      [leaseSeconds],
-    );
-    const { rows: liveRows } = await pool.query<{ id: string }>(
-      `SELECT id FROM pgcp_replicas WHERE heartbeat_at > now() - make_interval(secs => $1)`,
-      [leaseSeconds],
-    );
-    const live = liveRows.map((r) => r.id);
-    if (!live.includes(id)) live.push(id);
-    live.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-    if (!this.#candidatesSaved && candidates.length > 0) {
-      await pool.query(
-        `INSERT INTO pgcp_leases (project_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`,
-        [candidates],
-      );
-    }
+    await forgetGoneReplicas(pool, this.leaseMs);
+    const live = await liveReplicaIds(pool, this.leaseMs);
+    if (!this.#candidatesSaved && candidates.length > 0) await addLeaseRows(pool, candidates);
     // (Unless the list changed meanwhile: then the next heartbeat saves the new one.)
     if (this.#candidates === candidates) this.#candidatesSaved = true;
 
-    const target = fairShare(candidates.length, live, id);
-    this.#live = live.length;
-    this.#target = target;
-
-    // Give up what is no longer watched, then what lies above the share (the most recently
-    // claimed first: they have the least history here).
-    const wanted = new Set(candidates);
-    for (const lease of [...this.#held.values()]) {
-      if (wanted.has(lease.projectId)) continue;
-      this.#held.delete(lease.projectId);
-      releases.push({ lease, reason: "removed" });
+    const plan = planLeases({ replicaId: id, held: [...this.#held.values()], candidates, live });
+    this.#live = plan.live.length;
+    this.#target = plan.target;
+    for (const release of plan.releases) {
+      this.#held.delete(release.lease.projectId);
+      this.#releasing.set(release.lease.projectId, release.lease);
+      releases.push(release);
     }
-    const excess = this.#held.size - target;
-    if (excess > 0) {
-      const newest = [...this.#held.values()]
-        .sort((a, b) => b.acquiredAt - a.acquiredAt || (a.projectId < b.projectId ? 1 : -1))
-        .slice(0, excess);
-      for (const lease of newest) {
-        this.#held.delete(lease.projectId);
-        releases.push({ lease, reason: "rebalance" });
-      }
-    }
-    for (const { lease } of releases) this.#releasing.set(lease.projectId, lease);
 
-    const want = target - this.#held.size;
-    if (want > 0 && candidates.length > 0) {
-      const { rows } = await pool.query<{ project_id: string; token: string }>(
-        `UPDATE pgcp_leases AS l
-            SET holder = $1, fencing_token = l.fencing_token + 1,
-                expires_at = now() + make_interval(secs => $2), acquired_at = now()
-           FROM (SELECT project_id FROM pgcp_leases
-                  WHERE project_id = ANY($3::text[])
-                    AND (holder IS NULL OR expires_at <= now())
-                  ORDER BY random()
-                  LIMIT $4
-                  FOR UPDATE SKIP LOCKED) AS c
-          WHERE l.project_id = c.project_id
-          RETURNING l.project_id, l.fencing_token::text AS token`,
-        [id, leaseSeconds, candidates, want],
-      );
+    if (plan.claim > 0) {
+      const claimed = await claimLeases(pool, id, candidates, plan.claim, this.leaseMs);
       const now = this.#mono();
-      for (const row of rows) {
-        const lease: HeldLease = {
-          projectId: row.project_id,
-          holder: id,
-          token: Number(row.token),
-          validUntil,
-          acquiredAt: now,
-        };
+      for (const row of claimed) {
+        const lease: HeldLease = { ...row, holder: id, validUntil, acquiredAt: now };
         this.#held.set(lease.projectId, lease);
         this.#options.observer?.acquired?.(lease.projectId, lease.token);
         this.#log.info(
@@ -436,7 +362,7 @@ export class LeaseManager {
       }
     }
     this.#log.debug(
-      { replica: id, live: live.length, target, held: this.#held.size },
+      { replica: id, live: plan.live.length, target: plan.target, held: this.#held.size },
       "lease heartbeat",
     );
   }
@@ -494,13 +420,7 @@ export class LeaseManager {
 
   /** Frees the leases that still name this replica with their token. */
   async #release(leases: readonly Lease[]): Promise<void> {
-    if (leases.length === 0) return;
-    await this.#options.pool.query(
-      `UPDATE pgcp_leases AS l SET holder = NULL, expires_at = now()
-         FROM unnest($2::text[], $3::bigint[]) AS h(project_id, token)
-        WHERE l.project_id = h.project_id AND l.fencing_token = h.token AND l.holder = $1`,
-      [this.replicaId, leases.map((l) => l.projectId), leases.map((l) => l.token)],
-    );
+    await releaseLeases(this.#options.pool, this.replicaId, leases);
   }
 
   #emit(): void {
