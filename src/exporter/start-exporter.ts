@@ -83,8 +83,11 @@ export async function startExporter(
     describe: () => ({ projects: up.daemon?.projects().length, sinks: current.sinks.length }),
     after: () => metrics.refresh(),
   });
+  /** What is known of each project, shown alike by the metrics and the status page. */
+  const projects = new ProjectViews();
   // The metrics render before the daemon exists (their first rendering is built at once).
   const metrics = createExporterMetrics({
+    projects,
     version: PACKAGE.version,
     revision: REVISION,
     perProjectHistograms: config.metrics.perProjectHistograms,
@@ -99,8 +102,6 @@ export async function startExporter(
     },
   });
   const ready = readiness();
-  /** What is known of each project: what the status page shows (and the metrics). */
-  const projects = new ProjectViews();
   const statusPage = createStatusPage({
     projects,
     version: PACKAGE.version,

@@ -3,7 +3,7 @@
  * what is pending per sink, since when, and what was given up on.
  */
 import type { Projections } from "./projected-family.js";
-import { committed } from "./project-views.js";
+import { committed } from "../sync/index.js";
 
 export const alertProjections = {
   *pgcp_alerts_pending({ projects }) {

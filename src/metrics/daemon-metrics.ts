@@ -1,16 +1,14 @@
 /**
- * The daemon's reports, applied to the metrics: project facts go to the project views (from
- * which the projected families are computed), poll, commit and discovery events to their
- * counters and histograms.
+ * The daemon's reports, applied to the metrics: poll, commit and discovery events to their
+ * counters and histograms. Project facts are the shared project views' (`sync/project-views.ts`),
+ * which hear the same reports first; every report makes the rendering stale.
  */
 import type { DaemonObserver } from "../sync/index.js";
 import { WalkError } from "../sync/index.js";
 import type { EventFamilies } from "./families.js";
-import type { ProjectViews } from "./project-views.js";
 
-/** An observer that updates `views` and `families`, then calls `changed`. */
+/** An observer that updates `families`, then calls `changed`. */
 export function daemonObserver(
-  views: ProjectViews,
   families: EventFamilies,
   changed: () => void,
 ): Required<DaemonObserver> {
@@ -21,16 +19,13 @@ export function daemonObserver(
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
   const anomalies = families.counter("pgcp_api_anomalies_total");
   return {
-    projectsChanged(projectIds) {
-      views.watch(projectIds);
+    projectsChanged() {
       changed();
     },
-    stateLoaded(projectId, state) {
-      views.loaded(projectId, state);
+    stateLoaded() {
       changed();
     },
     committed(projectId, result, durationSeconds) {
-      views.committed(projectId, result.state);
       for (const { kind, count } of result.anomalies) {
         anomalies?.inc({ project: projectId, kind }, count);
       }
@@ -38,27 +33,22 @@ export function daemonObserver(
       commits?.inc({ result: "success" });
       changed();
     },
-    outboxChanged(projectId, state) {
-      views.stateChanged(projectId, state);
+    outboxChanged() {
       changed();
     },
     pollFailed(projectId, error, durationSeconds) {
-      views.failed(projectId);
       if (error instanceof WalkError) anomalies?.inc({ project: projectId, kind: error.kind });
       pollDurations?.observe({ result: "failure" }, durationSeconds);
       changed();
     },
-    commitFailed(projectId) {
-      views.failed(projectId);
+    commitFailed() {
       commits?.inc({ result: "failure" });
       changed();
     },
-    blocked(projectId, error) {
-      views.blocked(projectId, error.problem);
+    blocked() {
       changed();
     },
-    endpointsListed(projectId, endpoints) {
-      views.listed(projectId, endpoints);
+    endpointsListed() {
       listings?.inc({ result: "success" });
       changed();
     },

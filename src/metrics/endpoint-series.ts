@@ -11,7 +11,7 @@ import {
 } from "../contract/index.js";
 import type { Totals } from "../store/index.js";
 import type { Projections, Sample } from "./projected-family.js";
-import type { ProjectView } from "./project-views.js";
+import type { ProjectView } from "../sync/index.js";
 
 export const endpointProjections = {
   *pgcp_endpoint_info({ projects }) {

@@ -4,7 +4,7 @@
  */
 import { Registry } from "prom-client";
 import type { ApiClientEvents } from "../api/index.js";
-import type { DaemonObserver } from "../sync/index.js";
+import type { DaemonObserver, ProjectView } from "../sync/index.js";
 import type { NotifierObserver } from "../alerts/notifier.js";
 import type { LeaseObserver } from "../leases/index.js";
 import { apiEventCounters } from "./api-metrics.js";
@@ -21,11 +21,15 @@ import {
 import { registerCatalogue } from "./families.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
 import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
-import { ProjectViews } from "./project-views.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 import { registryFamilies, slicedRendering } from "./sliced-rendering.js";
 
 export interface ExporterMetricsOptions extends SelectionOptions {
+  /**
+   * What is known of each watched project (the shared `ProjectViews`, subscribed to the daemon
+   * before these metrics): the projected families are computed from it.
+   */
+  readonly projects: Iterable<ProjectView>;
   /** The exporter's version, for `pgcp_build_info`. */
   readonly version: string;
   /** The git commit it was built from, when known, for `pgcp_build_info`. */
@@ -69,10 +73,9 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
   const selected = nameFilter([...CATALOGUE.map((spec) => spec.name), ...processNames], options);
   for (const name of processNames) if (!selected(name)) processRegistry.removeSingleMetric(name);
 
-  const views = new ProjectViews();
   const registry = new Registry();
   const { events, texts } = registerCatalogue(registry, specFilter(selected, options), {
-    projects: views,
+    projects: options.projects,
     runtime: {
       version: options.version,
       revision: options.revision,
@@ -93,7 +96,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     exposition.invalidate();
   };
   return {
-    ...daemonObserver(views, events, changed),
+    ...daemonObserver(events, changed),
     apiEvents: apiEventCounters(events, changed),
     notifierObserver: notifierCounters(events, changed),
     leaseObserver: leaseCounters(events, changed),

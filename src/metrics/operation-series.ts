@@ -7,7 +7,7 @@ import type { ProjectState } from "../store/index.js";
 import { BOTTOM } from "../sync/position.js";
 import { restoreTotals } from "../sync/totals.js";
 import type { HistogramSeries, Labels, Projections, Sample } from "./projected-family.js";
-import { committed } from "./project-views.js";
+import { committed } from "../sync/index.js";
 
 type Arrival = ProjectState["totals"]["arrivals"][number];
 

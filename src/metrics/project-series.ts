@@ -3,7 +3,7 @@
  * outcome of its latest poll and from its committed state.
  */
 import type { Projections } from "./projected-family.js";
-import { committed } from "./project-views.js";
+import { committed } from "../sync/index.js";
 
 export const projectProjections = {
   *pgcp_project_up({ projects }) {
@@ -21,7 +21,7 @@ export const projectProjections = {
   *pgcp_project_blocked({ projects }) {
     for (const { projectId, blocked } of projects) {
       if (blocked !== undefined)
-        yield { labels: { project: projectId, problem: blocked }, value: 1 };
+        yield { labels: { project: projectId, problem: blocked.problem }, value: 1 };
     }
   },
 

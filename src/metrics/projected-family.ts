@@ -6,7 +6,7 @@
  */
 import type { Budget, Lane } from "../scheduler/budget.js";
 import type { MetricName, ProjectedName, SpecOf } from "./catalogue.js";
-import type { ProjectView } from "./project-views.js";
+import type { ProjectView } from "../sync/index.js";
 
 export type Labels = Readonly<Record<string, string>>;
 

@@ -46,9 +46,13 @@ describe("include and exclude", () => {
 
   it("rejects names that name no family", () => {
     expect(() =>
-      createExporterMetrics({ version: "1", exclude: ["pgcp_operation_total", "pgcp_project_up"] }),
+      createExporterMetrics({
+        version: "1",
+        projects: [],
+        exclude: ["pgcp_operation_total", "pgcp_project_up"],
+      }),
     ).toThrow(/exclude names unknown metrics: pgcp_operation_total$/);
-    expect(() => createExporterMetrics({ version: "1", include: ["up"] })).toThrow(
+    expect(() => createExporterMetrics({ version: "1", projects: [], include: ["up"] })).toThrow(
       /include names unknown metrics: up$/,
     );
   });

@@ -13,6 +13,7 @@ import {
 } from "../../../src/store/index.js";
 import { DURATION_BUCKETS_SECONDS, bucketIndex } from "../../../src/sync/totals.js";
 import type { PollResult } from "../../../src/sync/poll.js";
+import { ProjectViews, broadcast } from "../../../src/sync/index.js";
 import {
   createExporterMetrics,
   type ExporterMetrics,
@@ -147,11 +148,19 @@ export function pollResult(state: ProjectState): PollResult {
   };
 }
 
-/** Metrics with the given options; `closeAll()` (after each test) stops their timers. */
+/**
+ * Metrics with the given options, reading shared project views as the exporter's do; the
+ * daemon's reports given to it reach the views first, then the metrics, as the exporter
+ * subscribes them. `closeAll()` (after each test) stops their timers.
+ */
 export function metricsFor(options: Partial<ExporterMetricsOptions> = {}): ExporterMetrics {
-  const metrics = createExporterMetrics({ version: "1.2.3", ...options });
+  const projects = new ProjectViews();
+  const metrics = createExporterMetrics({ version: "1.2.3", projects, ...options });
   opened.push(metrics);
-  return metrics;
+  const reports = broadcast([projects, metrics], (error) => {
+    throw error;
+  });
+  return { ...metrics, ...reports };
 }
 
 const opened: ExporterMetrics[] = [];
