@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createProject, failsAfter, startSim, type SimProject } from "../alerts/e2e/support.js";
 import { parseExposition } from "../daemon/support.js";
+import { daemonConfigYaml, type DaemonConfig } from "../support/daemon-config.js";
 import { DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import type { TestSimulator } from "../support/simulator.js";
@@ -44,11 +45,10 @@ afterAll(async () => {
 });
 
 /** The daemon's configuration file, as written before each SIGHUP. */
-function settings(extra: Record<string, unknown>): string {
-  return stringify({
+function settings(extra: Partial<DaemonConfig>): string {
+  return daemonConfigYaml({
     api: { url: sim.apiUrl, maxAttempts: 1 },
     state: { dir: path.join(dir, "state") },
-    listen: "127.0.0.1:0",
     poll: { interval: 1, fastInterval: 1, endpointsInterval: 0, jitter: 0 },
     log: { level: "info", format: "json" },
     ...extra,

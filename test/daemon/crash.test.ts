@@ -11,14 +11,19 @@
  * `dist/cli.js` must be built (`npm test` builds it first).
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { FileStateStore, LOCK_FILE, parseState, type ProjectState } from "../../src/store/index.js";
-import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
-import { seededRandom, seedFromEnv } from "../support/random.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { SMALL_PAGES, UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
+import { CLI, DaemonGroup, errorsLogged, type DaemonProcess } from "../support/daemon-process.js";
+import { keepClockMoving } from "../support/moving-clock.js";
+import { seededChoices } from "../support/random.js";
+import {
+  slowOperationReads,
+  startTestSimulator,
+  type TestSimulator,
+} from "../support/simulator.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { sleep } from "../support/wait.js";
 import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
@@ -53,9 +58,7 @@ const isLock = (name: string) => name.startsWith(LOCK_FILE);
  * at the end says whether anything was lost.
  */
 function problems(run: string, daemon: DaemonProcess): string[] {
-  return daemon.logs
-    .filter((l) => l.level === "error" || l.level === "fatal")
-    .map((l) => `${run} logged: ${JSON.stringify(l)}`);
+  return errorsLogged(daemon, `${run} logged`);
 }
 
 function warningsOf(run: string, daemon: DaemonProcess): string[] {
@@ -147,10 +150,9 @@ describe("crash safety of the daemon", () => {
   let stopClock: (() => Promise<void>) | undefined;
   const daemons = new DaemonGroup();
 
-  const seed = seedFromEnv("CRASH_TEST_SEED");
-  const random = seededRandom(seed);
-  const between = (range: { min: number; max: number }) =>
-    range.min + random() * (range.max - range.min);
+  const choices = seededChoices("CRASH_TEST_SEED");
+  const { seed } = choices;
+  const between = (range: { min: number; max: number }) => choices.between(range.min, range.max);
 
   beforeAll(async () => {
     dir = await tempDir("pgcp-crash-");
@@ -177,19 +179,8 @@ describe("crash safety of the daemon", () => {
   });
 
   /** Moves the simulated clock in small steps until stopped, so traffic keeps coming. */
-  const startClock = (): (() => Promise<void>) => {
-    const clock = { stopped: false };
-    const loop = (async () => {
-      while (!clock.stopped) {
-        sim.simulator.advance(Math.round(between(STEP_SECONDS) * 1000) / 1000);
-        await sleep(between(STEP_MS));
-      }
-    })();
-    return async () => {
-      clock.stopped = true;
-      await loop;
-    };
-  };
+  const startClock = () =>
+    keepClockMoving(sim, { seconds: () => between(STEP_SECONDS), pauseMs: () => between(STEP_MS) });
 
   // The key comes from the environment, with none of the caller's PGCP_* variables.
   const launch = (configFile: string): DaemonProcess =>
@@ -209,48 +200,24 @@ describe("crash safety of the daemon", () => {
     { timeout: 120_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(`crash test seed: ${seed} (replay with CRASH_TEST_SEED=${seed})`);
+      console.log(choices.replayLine("crash test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
 
-      // Latency on the operations reads stretches each poll over many milliseconds, so that
-      // a good share of the kills land while a walk is in flight rather than between polls.
-      for (const route of ["listOperations", "getOperation"] as const) {
-        await sim.sim.addFault({ route, kind: "latency", latency_ms: 20 });
-        await sim.sim.addFault({ route, kind: "latency", latency_ms: 80, rate: 0.25 });
-      }
+      // Slow reads: a good share of the kills land while a walk is in flight.
+      await slowOperationReads(sim);
 
-      const { body } = await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
-      const projectIds = body.projects.map((p) => p.id).sort();
+      const projectIds = await sim.projectIds();
       expect(projectIds).toHaveLength(PROJECTS);
 
       const configFile = path.join(dir, "config.yaml");
       const stateDir = path.join(dir, "state");
-      await writeFile(
-        configFile,
-        stringify({
-          api: {
-            url: sim.apiUrl,
-            // The simulator has no rate limit: the client's own should not stretch the polls.
-            requestsPerMinute: 600_000,
-            burstPerSecond: 10_000,
-            timeout: 10,
-          },
-          projects: "all",
-          discoveryInterval: 2,
-          state: { dir: stateDir },
-          listen: "127.0.0.1:0",
-          poll: {
-            interval: 1,
-            fastInterval: 1,
-            endpointsInterval: 0,
-            backfill: "1d",
-            maxPagesPerPoll: 2,
-            pageLimit: 20,
-            firstPageLimit: 5,
-          },
-          log: { level: "debug" },
-        }),
-      );
+      await writeDaemonConfig(configFile, {
+        api: { url: sim.apiUrl, ...UNTHROTTLED_API, timeout: 10 },
+        projects: "all",
+        discoveryInterval: 2,
+        state: { dir: stateDir },
+        poll: { interval: 1, fastInterval: 1, endpointsInterval: 0, ...SMALL_PAGES },
+      });
 
       const reports: KillReport[] = [];
       const failures: string[] = [];
@@ -264,10 +231,7 @@ describe("crash safety of the daemon", () => {
         const from = killTiming(run);
         const origin = Date.now();
         if (from !== "spawn") {
-          const exitedEarly = await Promise.race([
-            daemon.started.then(() => false),
-            daemon.exited.then(() => true),
-          ]);
+          const exitedEarly = (await daemon.startedOrExit) === undefined;
           expect(exitedEarly, `run ${run} exited before it started:\n${daemon.tail()}`).toBe(false);
         }
         const startedAt = from === "spawn" ? origin : Date.now();

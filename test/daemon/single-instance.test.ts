@@ -10,8 +10,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { LOCK_FILE, type LockHolder } from "../../src/store/index.js";
+import { QUICK_POLL, writeDaemonConfig } from "../support/daemon-config.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { readStateFiles } from "../support/state-files.js";
@@ -37,17 +37,12 @@ describe("one daemon per state directory", () => {
     });
     configFile = path.join(dir, "config.yaml");
     stateDir = path.join(dir, "state");
-    await writeFile(
-      configFile,
-      stringify({
-        api: { url: sim.apiUrl, timeout: 10 },
-        projects: "all",
-        state: { dir: stateDir },
-        listen: "127.0.0.1:0",
-        poll: { interval: 0.5, fastInterval: 0.5, endpointsInterval: 0 },
-        log: { level: "debug" },
-      }),
-    );
+    await writeDaemonConfig(configFile, {
+      api: { url: sim.apiUrl, timeout: 10 },
+      projects: "all",
+      state: { dir: stateDir },
+      poll: QUICK_POLL,
+    });
   });
 
   afterAll(async () => {
@@ -61,10 +56,7 @@ describe("one daemon per state directory", () => {
     daemons.spawn(configFile, { env: { PGCP_API_KEY: sim.apiKey } });
 
   const startedOrDead = async (daemon: DaemonProcess, what: string) => {
-    const exitedEarly = await Promise.race([
-      daemon.started.then(() => false),
-      daemon.exited.then(() => true),
-    ]);
+    const exitedEarly = (await daemon.startedOrExit) === undefined;
     expect(exitedEarly, `${what} exited before it started:\n${daemon.tail()}`).toBe(false);
   };
 

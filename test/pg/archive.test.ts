@@ -10,13 +10,22 @@
  * The seed is printed; `ARCHIVE_TEST_SEED=<n>` replays the choices (not the interleaving).
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { CLI, DaemonGroup } from "../support/daemon-process.js";
-import { seededRandom, seedFromEnv } from "../support/random.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import {
+  QUICK_POLL,
+  SMALL_PAGES,
+  UNTHROTTLED_API,
+  writeDaemonConfig,
+} from "../support/daemon-config.js";
+import { CLI, DaemonGroup, errorsLogged } from "../support/daemon-process.js";
+import { keepClockMoving } from "../support/moving-clock.js";
+import { seededChoices } from "../support/random.js";
+import {
+  slowOperationReads,
+  startTestSimulator,
+  type TestSimulator,
+} from "../support/simulator.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { sleep, waitFor } from "../support/wait.js";
 import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
@@ -38,9 +47,8 @@ describePg("the operations archive across kills and restarts", () => {
   let sim: TestSimulator;
   let dir: string;
   const daemons = new DaemonGroup();
-  const seed = seedFromEnv("ARCHIVE_TEST_SEED");
-  const random = seededRandom(seed);
-  const between = (min: number, max: number) => min + random() * (max - min);
+  const choices = seededChoices("ARCHIVE_TEST_SEED");
+  const { seed, between } = choices;
 
   beforeAll(async () => {
     dir = await tempDir("pgcp-archive-");
@@ -72,44 +80,22 @@ describePg("the operations archive across kills and restarts", () => {
     { timeout: 150_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(`archive test seed: ${seed} (replay with ARCHIVE_TEST_SEED=${seed})`);
+      console.log(choices.replayLine("archive test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
-      const { body } = await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
-      const projectIds = body.projects.map((p) => p.id).sort();
+      const projectIds = await sim.projectIds();
       expect(projectIds).toHaveLength(PROJECTS);
       // Slow reads: a good share of the kills land while a poll is in flight.
-      for (const route of ["listOperations", "getOperation"] as const) {
-        await sim.sim.addFault({ route, kind: "latency", latency_ms: 20 });
-        await sim.sim.addFault({ route, kind: "latency", latency_ms: 80, rate: 0.25 });
-      }
+      await slowOperationReads(sim);
 
       const configFile = path.join(dir, "config.yaml");
-      await writeFile(
-        configFile,
-        stringify({
-          api: {
-            url: sim.apiUrl,
-            requestsPerMinute: 600_000,
-            burstPerSecond: 10_000,
-            timeout: 10,
-          },
-          projects: "all",
-          discoveryInterval: 2,
-          state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
-          history: "postgres",
-          listen: "127.0.0.1:0",
-          poll: {
-            interval: 0.5,
-            fastInterval: 0.5,
-            endpointsInterval: 0,
-            backfill: "1d",
-            maxPagesPerPoll: 2,
-            pageLimit: 20,
-            firstPageLimit: 5,
-          },
-          log: { level: "debug" },
-        }),
-      );
+      await writeDaemonConfig(configFile, {
+        api: { url: sim.apiUrl, ...UNTHROTTLED_API, timeout: 10 },
+        projects: "all",
+        discoveryInterval: 2,
+        state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
+        history: "postgres",
+        poll: { ...QUICK_POLL, ...SMALL_PAGES },
+      });
       const launch = () => daemons.spawn(configFile, { env: { PGCP_API_KEY: API_KEY } });
       const heldBy = async (replica: string) =>
         (
@@ -119,19 +105,16 @@ describePg("the operations archive across kills and restarts", () => {
           )
         ).length;
 
-      const clock = { stopped: false };
-      const clockLoop = (async () => {
-        while (!clock.stopped) {
-          sim.simulator.advance(Math.round(between(1, 3) * 1000) / 1000);
-          await sleep(between(50, 100));
-        }
-      })();
+      const stopClock = keepClockMoving(sim, {
+        seconds: () => between(1, 3),
+        pauseMs: () => between(50, 100),
+      });
 
       const runs: string[] = [];
       const errors: string[] = [];
       for (let run = 1; run <= KILLS; run++) {
         const cli = launch();
-        const started = await Promise.race([cli.started, cli.exited.then(() => undefined)]);
+        const started = await cli.startedOrExit;
         expect(started, `run ${run} exited before it started:\n${cli.text()}`).toBeDefined();
         const replica = String(started?.replica);
         // The previous run's leases expire, then this one claims every project.
@@ -149,11 +132,7 @@ describePg("the operations archive across kills and restarts", () => {
         runs.push(
           `run ${run}: ${graceful ? "SIGTERM" : "SIGKILL"}, ${commits - commitsBefore} commits after it held every project`,
         );
-        errors.push(
-          ...cli.logs
-            .filter((l) => l.level === "error" || l.level === "fatal")
-            .map((l) => `run ${run}: ${JSON.stringify(l)}`),
-        );
+        errors.push(...errorsLogged(cli, `run ${run}`));
         if (graceful) {
           // A stopped replica released its leases: nothing waits for them to expire.
           expect(await heldBy(replica)).toBe(0);
@@ -161,8 +140,7 @@ describePg("the operations archive across kills and restarts", () => {
       }
 
       // Freeze the truth; a last run catches up with it.
-      clock.stopped = true;
-      await clockLoop;
+      await stopClock();
       const truth = new Map<string, Arrivals>();
       for (const id of projectIds) truth.set(id, await truthArrivals(sim, id, since));
       const last = launch();
@@ -184,11 +162,7 @@ describePg("the operations archive across kills and restarts", () => {
         await last.stop("SIGTERM"),
         `the last run did not stop cleanly:\n${last.text()}`,
       ).toEqual({ code: 0, signal: null });
-      errors.push(
-        ...last.logs
-          .filter((l) => l.level === "error" || l.level === "fatal")
-          .map((l) => `last run: ${JSON.stringify(l)}`),
-      );
+      errors.push(...errorsLogged(last, "last run"));
 
       const states = await readStates(db);
       const diff = projectIds.flatMap((id) =>

@@ -26,16 +26,21 @@
  * `dist/cli.js` must be built (`npm run test:pg` builds it first).
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
-import { stringify } from "yaml";
 import { alertId } from "../../src/alerts/rules.js";
 import { webhookPayloadSchema } from "../../src/alerts/sinks/webhook-payload.js";
 import { fairShare } from "../../src/leases/index.js";
 import type { ProjectState } from "../../src/store/index.js";
+import {
+  NEVER_STUCK,
+  QUICK_POLL,
+  SMALL_PAGES,
+  UNTHROTTLED_API,
+  writeDaemonConfig,
+} from "../support/daemon-config.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
-import { seededRandom, seedFromEnv } from "../support/random.js";
+import { seededChoices } from "../support/random.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
@@ -76,9 +81,8 @@ describePg("three replicas sharing one Postgres", () => {
   let hook: Receiver;
   let dir: string;
   const daemons = new DaemonGroup();
-  const seed = seedFromEnv("REPLICAS_TEST_SEED");
-  const random = seededRandom(seed);
-  const between = (min: number, max: number) => min + random() * (max - min);
+  const choices = seededChoices("REPLICAS_TEST_SEED");
+  const { seed, random, between } = choices;
 
   beforeAll(async () => {
     dir = await tempDir("pgcp-replicas-");
@@ -139,7 +143,7 @@ describePg("three replicas sharing one Postgres", () => {
     { timeout: 170_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(`replicas test seed: ${seed} (replay with REPLICAS_TEST_SEED=${seed})`);
+      console.log(choices.replayLine("replicas test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
 
       // Projects for the scripted failures (no traffic of their own).
@@ -151,51 +155,30 @@ describePg("three replicas sharing one Postgres", () => {
           branchId: created.branches[0]!.id,
         });
       }
-      const { body } = await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
-      const projectIds = body.projects.map((p) => p.id).sort();
+      const projectIds = await sim.projectIds();
       expect(projectIds).toHaveLength(PROJECTS);
 
       const configFile = path.join(dir, "config.yaml");
-      await writeFile(
-        configFile,
-        stringify({
-          api: {
-            url: sim.apiUrl,
-            requestsPerMinute: 600_000,
-            burstPerSecond: 10_000,
-            maxAttempts: 1,
-            timeout: 5,
+      await writeDaemonConfig(configFile, {
+        api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
+        projects: "all",
+        discoveryInterval: 2,
+        state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
+        history: "postgres",
+        poll: { ...QUICK_POLL, jitter: 0, ...SMALL_PAGES, maxPagesPerPoll: 3 },
+        stuck: NEVER_STUCK,
+        alerts: { recovered: false },
+        sinks: [
+          {
+            name: "hook",
+            kind: "webhook",
+            groupWindow: 0.2,
+            maxBatch: 3,
+            timeout: 2,
+            match: [{ actions: [SCRIPTED_ACTION] }],
           },
-          projects: "all",
-          discoveryInterval: 2,
-          state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
-          history: "postgres",
-          listen: "127.0.0.1:0",
-          poll: {
-            interval: 0.5,
-            fastInterval: 0.5,
-            endpointsInterval: 0,
-            jitter: 0,
-            backfill: "1d",
-            maxPagesPerPoll: 3,
-            pageLimit: 20,
-            firstPageLimit: 5,
-          },
-          stuck: { default: 86_400, actions: { start_compute: 86_400 } },
-          alerts: { recovered: false },
-          sinks: [
-            {
-              name: "hook",
-              kind: "webhook",
-              groupWindow: 0.2,
-              maxBatch: 3,
-              timeout: 2,
-              match: [{ actions: [SCRIPTED_ACTION] }],
-            },
-          ],
-          log: { level: "debug" },
-        }),
-      );
+        ],
+      });
 
       const replicas: Replica[] = [];
       onTestFailed(() => {
@@ -216,7 +199,7 @@ describePg("three replicas sharing one Postgres", () => {
             PGCP_WEBHOOK_SECRET: SIGNING_SECRET,
           },
         });
-        const started = await Promise.race([cli.started, cli.exited.then(() => undefined)]);
+        const started = await cli.startedOrExit;
         expect(started, `${name} exited before it started:\n${cli.text()}`).toBeDefined();
         const replica: Replica = {
           name,

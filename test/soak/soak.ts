@@ -23,12 +23,13 @@
  * `.bench/`). Exit status 1 when a check fails.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeJson } from "../bench/lib/json-file.js";
-import { stringify } from "yaml";
 import { isEndStatus } from "../../src/contract/index.js";
+import { UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
+import { keepClockMoving } from "../support/moving-clock.js";
 import { seededRandom, seedFromEnv } from "../support/random.js";
 import { startReceiver, type ResponseSpec } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
@@ -243,44 +244,39 @@ async function main(): Promise<void> {
   });
 
   const configFile = path.join(dir, "config.yaml");
-  await writeFile(
-    configFile,
-    stringify({
-      api: {
-        url: sim.apiUrl,
-        // The simulator has no rate limit here; the injected 429s are the rate limiting.
-        requestsPerMinute: 600_000,
-        burstPerSecond: 10_000,
-        timeout: API_TIMEOUT_SECONDS,
-        maxAttempts: 3,
-        maxResponseBytes: API_MAX_RESPONSE_BYTES,
+  await writeDaemonConfig(configFile, {
+    api: {
+      url: sim.apiUrl,
+      // The simulator has no rate limit here; the injected 429s are the rate limiting.
+      ...UNTHROTTLED_API,
+      timeout: API_TIMEOUT_SECONDS,
+      maxAttempts: 3,
+      maxResponseBytes: API_MAX_RESPONSE_BYTES,
+    },
+    projects: "all",
+    discoveryInterval: 5,
+    state: { dir: stateDir },
+    poll: {
+      interval: 1,
+      fastInterval: 1,
+      endpointsInterval: 3,
+      // Small pages, so that a run killed for a while comes back to a catch-up in segments.
+      firstPageLimit: 10,
+      pageLimit: 25,
+      maxPagesPerPoll: 3,
+      futureTolerance: FUTURE_TOLERANCE_SECONDS,
+    },
+    sinks: [
+      {
+        name: "hook",
+        kind: "webhook",
+        timeout: SINK_TIMEOUT_SECONDS,
+        groupWindow: 0.5,
+        maxBatch: 5,
       },
-      projects: "all",
-      discoveryInterval: 5,
-      state: { dir: stateDir },
-      listen: "127.0.0.1:0",
-      poll: {
-        interval: 1,
-        fastInterval: 1,
-        endpointsInterval: 3,
-        // Small pages, so that a run killed for a while comes back to a catch-up in segments.
-        firstPageLimit: 10,
-        pageLimit: 25,
-        maxPagesPerPoll: 3,
-        futureTolerance: FUTURE_TOLERANCE_SECONDS,
-      },
-      sinks: [
-        {
-          name: "hook",
-          kind: "webhook",
-          timeout: SINK_TIMEOUT_SECONDS,
-          groupWindow: 0.5,
-          maxBatch: 5,
-        },
-      ],
-      log: { level: "info", format: "json" },
-    }),
-  );
+    ],
+    log: { level: "info", format: "json" },
+  });
   const env = { PGCP_API_KEY: sim.apiKey, PGCP_WEBHOOK_URL: `${receiver.url}/hooks/soak` };
 
   const runs: DaemonRun[] = [];
@@ -320,11 +316,7 @@ async function main(): Promise<void> {
     const first = spawnRun(1, CLI, configFile, env);
     runs.push(first);
     current = first;
-    const projectIds = (
-      await sim.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400")
-    ).body.projects
-      .map((x) => x.id)
-      .sort();
+    const projectIds = await sim.projectIds();
     for (;;) {
       const states = await readStateFiles(stateDir);
       if (projectIds.every((id) => states.has(id))) break;
@@ -335,13 +327,7 @@ async function main(): Promise<void> {
     log(`${projectIds.length} projects have a checkpoint; traffic and faults start`);
 
     // The simulated clock: 1-3 s every 100 ms of wall time.
-    const clock = new Stop();
-    const clockLoop = (async () => {
-      while (!clock.stopped()) {
-        sim.simulator.advance(Math.round((1 + random() * 2) * 1000) / 1000);
-        await sleep(100);
-      }
-    })();
+    const stopClock = keepClockMoving(sim, { seconds: () => 1 + random() * 2, pauseMs: () => 100 });
 
     // API faults, each a burst with a count; read and cleared every 20 s.
     const chaos = new Stop();
@@ -479,8 +465,7 @@ async function main(): Promise<void> {
     outage.mode = undefined;
     await readFaults();
     await sim.sim.clearFaults();
-    clock.stop();
-    await clockLoop;
+    await stopClock();
     log(`faults stopped after ${runs.length} runs; the last run catches up`);
     const truth = new Map<string, { arrivals: Arrivals; failures: string[] }>();
     for (const id of projectIds) truth.set(id, await truthOf(sim, id, since));

@@ -48,6 +48,8 @@ export interface DaemonProcess<L extends DaemonLogLine = DaemonLogLine> {
   readonly logs: L[];
   /** Resolves with its "exporter started" line (never, if it dies first: race `exited`). */
   readonly started: Promise<L>;
+  /** Resolves with its "exporter started" line, or with undefined if it exits first. */
+  readonly startedOrExit: Promise<L | undefined>;
   /** Resolves with the address of its HTTP server, once it logged it. */
   readonly url: Promise<string>;
   readonly exited: Promise<Exit>;
@@ -189,6 +191,7 @@ export function spawnDaemon<L extends DaemonLogLine = DaemonLogLine>(
     output,
     logs,
     started,
+    startedOrExit: Promise.race([started, exited.then(() => undefined)]),
     url,
     exited,
     text,
@@ -200,6 +203,16 @@ export function spawnDaemon<L extends DaemonLogLine = DaemonLogLine>(
       return exited;
     },
   };
+}
+
+/**
+ * Its log lines at level error or fatal, each as `<label>: <the line as JSON>`: what a test
+ * that expects none shows when there are some.
+ */
+export function errorsLogged(daemon: DaemonProcess, label: string): string[] {
+  return daemon.logs
+    .filter((l) => l.level === "error" || l.level === "fatal")
+    .map((l) => `${label}: ${JSON.stringify(l)}`);
 }
 
 /** The daemons a test spawned, so that its end can kill those still running. */

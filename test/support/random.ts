@@ -19,3 +19,25 @@ export function seededRandom(seed: number): () => number {
 export function seedFromEnv(name: string): number {
   return Number(process.env[name] ?? Math.floor(Math.random() * 2 ** 31));
 }
+
+/** A test's random choices: its seed, the generator, and what to print to replay them. */
+export interface SeededChoices {
+  readonly seed: number;
+  readonly random: () => number;
+  /** Uniform in [min, max). */
+  readonly between: (min: number, max: number) => number;
+  /** `<what> seed: <n> (replay with <variable>=<n>)`, the line a test prints first. */
+  readonly replayLine: (what: string) => string;
+}
+
+/** Choices seeded from `process.env[variable]` (see `seedFromEnv`). */
+export function seededChoices(variable: string): SeededChoices {
+  const seed = seedFromEnv(variable);
+  const random = seededRandom(seed);
+  return {
+    seed,
+    random,
+    between: (min, max) => min + random() * (max - min),
+    replayLine: (what) => `${what} seed: ${seed} (replay with ${variable}=${seed})`,
+  };
+}

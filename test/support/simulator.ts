@@ -85,6 +85,8 @@ export interface TestSimulator {
     path: string,
     options?: RequestOptions,
   ): Promise<HttpResult<T>>;
+  /** The ids of every project (the first 400), sorted. */
+  projectIds(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -168,6 +170,26 @@ export async function startTestSimulator(
     sim,
     api: (method, path, o) => call(method, simulator.apiUrl + path, key, o),
     request: (method, path, o) => request(method, path, o),
+    projectIds: async () => {
+      const listed = await call<{ projects: { id: string }[] }>(
+        "GET",
+        `${simulator.apiUrl}/projects?limit=400`,
+        key,
+      );
+      return listed.body.projects.map((p) => p.id).sort();
+    },
     close: () => simulator.close(),
   };
+}
+
+/**
+ * Latency on the operations reads (20 ms on each, 80 ms more on a quarter of them): each poll
+ * stretches over many milliseconds, so that a good share of a test's kills land while a walk
+ * is in flight rather than between polls.
+ */
+export async function slowOperationReads(t: TestSimulator): Promise<void> {
+  for (const route of ["listOperations", "getOperation"] as const) {
+    await t.sim.addFault({ route, kind: "latency", latency_ms: 20 });
+    await t.sim.addFault({ route, kind: "latency", latency_ms: 80, rate: 0.25 });
+  }
 }

@@ -17,12 +17,21 @@
  * daemon's timers). `dist/cli.js` must be built (`npm test` builds it first).
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { CLI, DaemonGroup, type DaemonProcess } from "../../support/daemon-process.js";
-import { seededRandom, seedFromEnv } from "../../support/random.js";
+import {
+  NEVER_STUCK,
+  QUICK_POLL,
+  UNTHROTTLED_API,
+  writeDaemonConfig,
+} from "../../support/daemon-config.js";
+import {
+  CLI,
+  DaemonGroup,
+  errorsLogged,
+  type DaemonProcess,
+} from "../../support/daemon-process.js";
+import { seededChoices } from "../../support/random.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { readStateFiles } from "../../support/state-files.js";
@@ -72,9 +81,8 @@ describe("alert delivery across kill -9", () => {
   let projects: SimProject[];
   const daemons = new DaemonGroup();
 
-  const seed = seedFromEnv("ALERT_KILL_SEED");
-  const random = seededRandom(seed);
-  const between = (min: number, max: number) => min + random() * (max - min);
+  const choices = seededChoices("ALERT_KILL_SEED");
+  const { random, between } = choices;
 
   /** Set while a run waits to be killed during one of its requests. */
   let onRequest: ((request: ReceivedRequest) => ResponseSpec | undefined) | undefined;
@@ -110,37 +118,20 @@ describe("alert delivery across kill -9", () => {
     { timeout: 120_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(`alert kill test seed: ${seed} (replay with ALERT_KILL_SEED=${seed})`);
+      console.log(choices.replayLine("alert kill test"));
       const stateDir = path.join(dir, "state");
       const configFile = path.join(dir, "config.yaml");
-      await writeFile(
-        configFile,
-        stringify({
-          api: {
-            url: sim.apiUrl,
-            requestsPerMinute: 600_000,
-            burstPerSecond: 10_000,
-            maxAttempts: 1,
-            timeout: 5,
-          },
-          projects: projects.map((p) => p.projectId),
-          state: { dir: stateDir },
-          listen: "127.0.0.1:0",
-          poll: {
-            interval: 0.5,
-            fastInterval: 0.5,
-            endpointsInterval: 0,
-            jitter: 0,
-            watchFailed: 0,
-          },
-          stuck: { default: 86_400, actions: { start_compute: 86_400 } },
-          alerts: { link: LINK_TEMPLATE },
-          sinks: [
-            { name: "hook", kind: "webhook", groupWindow: 0.2, maxBatch: MAX_BATCH, timeout: 2 },
-          ],
-          log: { level: "debug" },
-        }),
-      );
+      await writeDaemonConfig(configFile, {
+        api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
+        projects: projects.map((p) => p.projectId),
+        state: { dir: stateDir },
+        poll: { ...QUICK_POLL, jitter: 0, watchFailed: 0 },
+        stuck: NEVER_STUCK,
+        alerts: { link: LINK_TEMPLATE },
+        sinks: [
+          { name: "hook", kind: "webhook", groupWindow: 0.2, maxBatch: MAX_BATCH, timeout: 2 },
+        ],
+      });
       // The secrets come from the environment only.
       const env = {
         PGCP_API_KEY: SECRETS.apiKey,
@@ -211,7 +202,7 @@ describe("alert delivery across kill -9", () => {
           await kill(run, spawnedAt);
           continue;
         }
-        await Promise.race([run.cli.started, run.cli.exited]);
+        await run.cli.startedOrExit;
         expect(run.cli.child.exitCode, `run ${k} exited:\n${run.cli.text()}`).toBeNull();
         const startedAt = Date.now();
         if (k === 1) {
@@ -348,11 +339,7 @@ describe("alert delivery across kill -9", () => {
       expect(outOfWindow, outOfWindow.join("\n")).toEqual([]);
 
       // No run logged an error, and no output, nor /metrics, shows a secret.
-      const problems = runs.flatMap((r) =>
-        r.cli.logs
-          .filter((l) => l.level === "error" || l.level === "fatal")
-          .map((l) => `run ${r.n} logged: ${JSON.stringify(l)}`),
-      );
+      const problems = runs.flatMap((r) => errorsLogged(r.cli, `run ${r.n} logged`));
       expect(problems, problems.join("\n")).toEqual([]);
       expect([
         ...runs.flatMap((r) => secretsIn(`the output of run ${r.n}`, r.cli.text())),

@@ -12,14 +12,14 @@
  *   the URL), their messages and their full inspection (stack included);
  * - the CLI's stdout and stderr when it refuses such a configuration.
  */
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { startExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks } from "../../../src/config/index.js";
 import { captureLogger } from "../../support/capture-logger.js";
+import { writeDaemonConfig } from "../../support/daemon-config.js";
 import { spawnDaemon } from "../../support/daemon-process.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
@@ -272,17 +272,15 @@ async function writeConfig(
   stateDir: string,
   projectId: string,
 ): Promise<void> {
-  await writeFile(
-    file,
-    stringify({
-      api: { url: sim.apiUrl },
-      projects: [projectId],
-      state: { dir: stateDir },
-      listen: "127.0.0.1:0",
-      sinks: [
-        { name: "slack", kind: "slack" },
-        { name: "hook", kind: "webhook", headers: { Authorization: SECRETS.authorization } },
-      ],
-    }),
-  );
+  await writeDaemonConfig(file, {
+    api: { url: sim.apiUrl },
+    projects: [projectId],
+    state: { dir: stateDir },
+    sinks: [
+      { name: "slack", kind: "slack" },
+      { name: "hook", kind: "webhook", headers: { Authorization: SECRETS.authorization } },
+    ],
+    // The daemon's own default level.
+    log: { level: "info" },
+  });
 }

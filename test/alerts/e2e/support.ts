@@ -19,6 +19,7 @@ import { startExporter, type RunningExporter } from "../../../src/exporter/index
 import { resolveConfig, type Config, type RawConfig } from "../../../src/config/index.js";
 import type { ProjectState } from "../../../src/store/index.js";
 import { captureLogger, type CapturedLogger } from "../../support/capture-logger.js";
+import { NEVER_STUCK, QUICK_POLL, UNTHROTTLED_API } from "../../support/daemon-config.js";
 import {
   startReceiver,
   type ReceivedRequest,
@@ -277,16 +278,15 @@ export function exporterSettings(
     api: {
       url: apiUrlWithSecrets(sim),
       key: sim.apiKey,
-      requestsPerMinute: 600_000,
-      burstPerSecond: 10_000,
+      ...UNTHROTTLED_API,
       maxAttempts: 1,
       timeout: 5,
     },
     projects: [...projects],
     state: { dir: stateDir },
     listen: "127.0.0.1:0",
-    poll: { interval: 0.5, fastInterval: 0.5, endpointsInterval: 0, jitter: 0 },
-    stuck: { default: 86_400, actions: { start_compute: 86_400 } },
+    poll: { ...QUICK_POLL, jitter: 0 },
+    stuck: NEVER_STUCK,
     alerts: { link: LINK_TEMPLATE },
     log: { level: "debug" },
   };
