@@ -9,6 +9,7 @@ import { DOCUMENTED_OPERATION_ACTIONS } from "../../src/contract/index.js";
 import { startRewritingProxy } from "../support/rewriting-proxy.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let sim: TestSimulator;
 
@@ -47,10 +48,7 @@ async function finish(p: { id: string; branch: string }, actions: number | reado
       project_id: p.id,
       branch_id: p.branch,
       action,
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 1 },
-      ],
+      steps: runsThen("finished", 1),
     });
   }
   await sim.sim.advance(2);
@@ -247,10 +245,7 @@ describe("records that claim too much", () => {
       project_id: p.id,
       branch_id: p.branch,
       action: "apply_config",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "frobnicating", after_seconds: 1 },
-      ],
+      steps: runsThen("frobnicating", 1),
     });
     await sim.sim.advance(2);
     await waitFor("the operation to be open in its undocumented status", async () => {

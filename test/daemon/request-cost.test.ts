@@ -18,6 +18,7 @@ import {
   stateDir,
   truthArrivals,
 } from "../sync/support.js";
+import { runsThen } from "../support/operation-steps.js";
 
 /** The primary endpoint suspends itself 300 s after its start; idle phases stay well below. */
 const AUTO_SUSPEND_SECONDS = 300;
@@ -80,10 +81,7 @@ describe("request cost", () => {
               project_id: projectId,
               branch_id: branchId,
               action: "apply_config",
-              steps: [
-                { status: "running", after_seconds: 0 },
-                { status: "finished", after_seconds: 1 },
-              ],
+              steps: runsThen("finished", 1),
             });
             if (i % 3 === 2) await sim.sim.advance(1);
           }

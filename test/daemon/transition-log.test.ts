@@ -8,6 +8,7 @@ import { ENDINGS_LOGGED_EACH, planTransitionLog } from "../../src/daemon/transit
 import type { OperationSnapshot, Transition } from "../../src/sync/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { startTestExporter, tempDir, waitFor, type LogLine, type TestExporter } from "./support.js";
+import { runsThen } from "../support/operation-steps.js";
 
 const HISTORY = 250;
 
@@ -89,10 +90,7 @@ describe("transition log lines", () => {
       project_id: projectId,
       branch_id: endpoints.body.endpoints[0]?.branch_id ?? "",
       action: "create_branch",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "failed", after_seconds: 2, error: "storage unavailable" },
-      ],
+      steps: runsThen("failed", 2, "storage unavailable"),
     });
     failedId = failed.id;
     await sim.sim.advance(10);

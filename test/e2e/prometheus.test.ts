@@ -30,6 +30,7 @@ import {
   type TestExporter,
 } from "./support/exporter.js";
 import { startPrometheus, type RunningPrometheus, type Series } from "./support/prometheus.js";
+import { runsThen } from "../support/operation-steps.js";
 
 const JOB = "pgcp";
 
@@ -39,17 +40,11 @@ type Step = { status: string; after_seconds: number; error?: string };
 const KINDS = {
   finished: {
     action: "apply_config",
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "finished", after_seconds: 2 },
-    ],
+    steps: runsThen("finished", 2),
   },
   failed: {
     action: "apply_config",
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "failed", after_seconds: 3, error: "pageserver unreachable" },
-    ],
+    steps: runsThen("failed", 3, "pageserver unreachable"),
   },
   /** Fails, is retried by the service, finishes: one failed and one finished arrival. */
   retried: {
@@ -63,10 +58,7 @@ const KINDS = {
   },
   error: {
     action: "create_branch",
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "error", after_seconds: 4, error: "parent timeline not found" },
-    ],
+    steps: runsThen("error", 4, "parent timeline not found"),
   },
   cancelled: {
     action: "apply_storage_config",

@@ -22,6 +22,7 @@ import {
   type Sample,
   type TestExporter,
 } from "./support/exporter.js";
+import { runsThen } from "../support/operation-steps.js";
 
 const TRAFFIC_PROJECTS = 6;
 
@@ -106,10 +107,7 @@ beforeAll(async () => {
     project_id: statesProject,
     branch_id: main!.id,
     action: "apply_storage_config",
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "cancelling", after_seconds: 1 },
-    ],
+    steps: runsThen("cancelling", 1),
   });
   await sim.advance(10);
   // Seen running by the exporter's first poll, then failed: a retry (a backfill counts none).

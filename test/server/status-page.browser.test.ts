@@ -18,6 +18,7 @@ import { createLogger } from "../../src/logger.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { CHROMIUM_ARGS, requireChromium } from "./chromium.js";
+import { runsThen } from "../support/operation-steps.js";
 
 const SECRETS = {
   apiKey: "pgcp-status-api-key-SECRET-5d1e90",
@@ -116,20 +117,14 @@ describe("the status page in a headless browser", () => {
       project_id: projectId,
       branch_id: branchId,
       action: "apply_config",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "failed", after_seconds: 2, error: ERROR_TEXT },
-      ],
+      steps: runsThen("failed", 2, ERROR_TEXT),
     });
     failedOpId = failed.id;
     const open = await sim.sim.scriptOperation({
       project_id: projectId,
       branch_id: branchId,
       action: "create_branch",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 3600 },
-      ],
+      steps: runsThen("finished", 3600),
     });
     openOpId = open.id;
     await sim.sim.advance(5);

@@ -1,6 +1,7 @@
 /** Same seed and same calls: the same ids and the same records. */
 import { expect, test } from "vitest";
 import { startTestSimulator } from "../support/simulator.js";
+import { runsThen } from "../support/operation-steps.js";
 
 /** A fixed sequence of calls; returns everything the simulator answered, ids included. */
 async function run(seed: number): Promise<unknown[]> {
@@ -20,10 +21,7 @@ async function run(seed: number): Promise<unknown[]> {
         project_id: b.project.id,
         branch_id: b.branches[0]?.id ?? "",
         action: "apply_config",
-        steps: [
-          { status: "running", after_seconds: 0 },
-          { status: "failed", after_seconds: 3 },
-        ],
+        steps: runsThen("failed", 3),
       }),
     );
     await t.sim.advance(900);

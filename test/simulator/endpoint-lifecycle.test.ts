@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { endpointCall, getEndpoint, operationsWithAction, readyProject } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 
@@ -63,10 +64,7 @@ describe("auto-suspend", () => {
       branch_id: p.endpoint.branch_id,
       endpoint_id: p.endpoint.id,
       action: "apply_config",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 400 },
-      ],
+      steps: runsThen("finished", 400),
     });
     await t.sim.advance(399);
     expect((await getEndpoint(t, p.projectId, p.endpoint.id)).current_state).toBe("active");

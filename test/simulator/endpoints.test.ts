@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { errorBodySchema } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { endpointCall, getEndpoint, listEndpoints, readyProject } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 
@@ -330,10 +331,7 @@ describe("423 Locked", () => {
         branch_id: p.endpoint.branch_id,
         endpoint_id: p.endpoint.id,
         action,
-        steps: [
-          { status: "running", after_seconds: 0 },
-          { status: "finished", after_seconds: 60 },
-        ],
+        steps: runsThen("finished", 60),
       });
     await hold("check_availability");
     await endpointCall(t, "POST", `${path}/start`, 200);

@@ -8,6 +8,7 @@ import {
 } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { expectStatus } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 
@@ -190,10 +191,7 @@ describe("clock", () => {
         project_id: created.project.id,
         branch_id: created.branches[0]?.id ?? "",
         action: "apply_config",
-        steps: [
-          { status: "running", after_seconds: 0 },
-          { status: "finished", after_seconds: 0.2 },
-        ],
+        steps: runsThen("finished", 0.2),
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Read in-process: a request would settle due events by itself.

@@ -15,6 +15,7 @@ import {
 } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { expectStatus, getOperation, listPage } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 let projectId: string;
@@ -39,10 +40,7 @@ async function script(count: number): Promise<void> {
       project_id: projectId,
       branch_id: branchIds[0] ?? "",
       action: "apply_config",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 1 },
-      ],
+      steps: runsThen("finished", 1),
     });
     await t.sim.advance(1);
   }

@@ -8,6 +8,7 @@ import type { Operation } from "../../src/contract/index.js";
 import type { TruthOperation } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { getOperation, listPage, walkAll } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 let projectId: string;
@@ -33,10 +34,7 @@ async function script(offset?: number): Promise<Operation> {
     project_id: projectId,
     branch_id: branchId,
     action: "apply_config",
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "finished", after_seconds: 2 },
-    ],
+    steps: runsThen("finished", 2),
     ...(offset === undefined ? {} : { created_at_offset_seconds: offset }),
   });
 }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { errorBodySchema, operationsPageSchema } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { expectStatus, getOperation, listPage, walkAll } from "./fixtures.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
 let projectId: string;
@@ -27,10 +28,7 @@ async function script(count: number, action = "apply_config"): Promise<string[]>
       project_id: projectId,
       branch_id: branchId,
       action,
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 1 },
-      ],
+      steps: runsThen("finished", 1),
     });
     ids.push(operation.id);
   }

@@ -8,6 +8,7 @@ import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { clientFor, committedArrivals, pollOptions, stateDir } from "./support.js";
+import { runsThen } from "../support/operation-steps.js";
 
 let sim: TestSimulator;
 let client: ApiClient;
@@ -34,10 +35,7 @@ it("counts only the window when the backfill walk spans several polls", async ()
       project_id: projectId,
       branch_id: branchId,
       action: "apply_config",
-      steps: [
-        { status: "running", after_seconds: 0 },
-        { status: "finished", after_seconds: 1 },
-      ],
+      steps: runsThen("finished", 1),
     });
     await sim.sim.advance(3600);
   }

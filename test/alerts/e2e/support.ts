@@ -20,6 +20,7 @@ import { resolveConfig, type Config, type RawConfig } from "../../../src/config/
 import type { ProjectState } from "../../../src/store/index.js";
 import { captureLogger, type CapturedLogger } from "../../support/capture-logger.js";
 import { NEVER_STUCK, QUICK_POLL, UNTHROTTLED_API } from "../../support/daemon-config.js";
+import { runsThen, type Steps } from "../../support/operation-steps.js";
 import {
   startReceiver,
   type ReceivedRequest,
@@ -105,14 +106,9 @@ export async function createProject(sim: TestSimulator): Promise<SimProject> {
   return { projectId, branchId, endpointId: body.endpoints[0]!.id };
 }
 
-export type Steps = { status: string; after_seconds: number; error?: string }[];
-
 /** running, then `status` after `seconds` (with an error text). */
 export function failsAfter(seconds: number, status: "failed" | "error", error: string): Steps {
-  return [
-    { status: "running", after_seconds: 0 },
-    { status, after_seconds: seconds, error },
-  ];
+  return runsThen(status, seconds, error);
 }
 
 /** The alert the exporter must raise for one arrival at `failed` or `error`. */
