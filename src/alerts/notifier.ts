@@ -12,9 +12,16 @@ import { errorFields } from "../logger.js";
 import type { ProjectState } from "../store/index.js";
 import type { OutboxChange } from "../sync/index.js";
 import type { Alert } from "../store/index.js";
-import type { SendResult, Sink } from "./alert.js";
+import type { FiringKeeper, SendResult, Sink } from "./alert.js";
 import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-plan.js";
-import { acknowledge, deadLetter } from "../store/index.js";
+import {
+  acknowledge,
+  acknowledgeFiring,
+  deadLetter,
+  expireFiring,
+  settleEnded,
+  type FiringAlert,
+} from "../store/index.js";
 
 /** A project whose outbox the notifier drains. */
 export interface OutboxOwner {
@@ -53,6 +60,8 @@ interface SinkState {
   notBeforeMs: number;
   /** Per project: consecutive failures and when to try again. */
   readonly backoff: Map<string, { failures: number; retryAtMs: number }>;
+  /** A sink that keeps alerts firing: when its firing set is next sent again. */
+  nextRefreshMs: number;
 }
 
 export class Notifier {
@@ -74,6 +83,7 @@ export class Notifier {
       busy: false,
       notBeforeMs: 0,
       backoff: new Map(),
+      nextRefreshMs: 0,
     }));
   }
 
@@ -119,6 +129,7 @@ export class Notifier {
           busy: false,
           notBeforeMs: kept?.notBeforeMs ?? 0,
           backoff: kept?.backoff ?? new Map(),
+          nextRefreshMs: kept?.nextRefreshMs ?? 0,
         };
       });
       await Promise.all(previous.map((s) => s.sink.close()));
@@ -148,6 +159,10 @@ export class Notifier {
       await this.expire(state, owners);
       const now = this.now();
       if (now < state.notBeforeMs) return;
+      if (sink.firing !== undefined && now >= state.nextRefreshMs) {
+        await this.refresh(state, sink.firing, owners, now);
+        return;
+      }
       const batch = nextBatch(
         owners.map((o) => ({
           projectId: o.projectId,
@@ -161,7 +176,9 @@ export class Notifier {
       if (batch === undefined || owner === undefined) return;
 
       const alerts = batch.entries.map((e) => e.alert);
-      const result = await sink.send(alerts, this.abort.signal);
+      const result = await sink.send(alerts, this.abort.signal, {
+        firing: owner.state?.firing ?? [],
+      });
       if (this.abort.signal.aborted) return;
       const after = this.now();
       state.notBeforeMs = after + sink.minIntervalMs;
@@ -172,6 +189,10 @@ export class Notifier {
         await owner.updateOutbox(after, (s) => ({
           outbox: acknowledge(s.outbox, sink.name, ids),
           deadLetters: s.deadLetters,
+          // What it took now fires (and a recovery ends what it resolves) until it ends.
+          ...(sink.firing === undefined
+            ? {}
+            : { firing: acknowledgeFiring(s.firing ?? [], sink.name, alerts, after) }),
         }));
         const latencies = alerts.map((a) => Math.max(0, (after - Date.parse(a.detectedAt)) / 1000));
         this.options.observer?.delivered?.(sink.name, alerts, latencies);
@@ -183,7 +204,7 @@ export class Notifier {
       }
       this.options.observer?.deliveryFailed?.(sink.name, result.reason, alerts.length);
       if (result.permanent) {
-        await this.giveUp(owner, sink.name, alerts, result.reason, after);
+        await this.giveUp(owner, sink.name, alerts, result.reason, after, result.deadLetterReason);
         log.error(
           {
             sink: sink.name,
@@ -218,6 +239,57 @@ export class Notifier {
     }
   }
 
+  /**
+   * Sends a sink's firing set again (and its ended alerts once, resolved): alerts that have fired
+   * for the sink's `firingForMs` end first, and ended alerts the sink took leave the set. A
+   * failure is logged and tried again at the next interval; nothing is lost meanwhile.
+   */
+  private async refresh(
+    state: SinkState,
+    keeper: FiringKeeper,
+    owners: readonly OutboxOwner[],
+    now: number,
+  ): Promise<void> {
+    const { sink } = state;
+    state.nextRefreshMs = now + keeper.resendIntervalMs;
+    const sent: { owner: OutboxOwner; firing: FiringAlert[] }[] = [];
+    for (const owner of owners) {
+      const all = owner.state?.firing ?? [];
+      if (!all.some((f) => f.sink === sink.name)) continue;
+      const expired = expireFiring(all, sink.name, keeper.firingForMs, now);
+      if (expired.some((f, i) => f !== all[i])) {
+        await owner.updateOutbox(now, (s) => ({
+          outbox: s.outbox,
+          deadLetters: s.deadLetters,
+          firing: expireFiring(s.firing ?? [], sink.name, keeper.firingForMs, now),
+        }));
+      }
+      sent.push({ owner, firing: expired.filter((f) => f.sink === sink.name) });
+    }
+    if (sent.length === 0) return;
+    const result = await keeper.refresh(
+      sent.flatMap((s) => s.firing),
+      this.abort.signal,
+    );
+    if (this.abort.signal.aborted) return;
+    if (!result.ok) {
+      this.options.observer?.deliveryFailed?.(sink.name, result.reason, sent.length);
+      this.options.logger.warn(
+        { sink: sink.name, reason: result.reason, detail: result.detail },
+        "re-sending the firing alerts failed; will try again at the next interval",
+      );
+      return;
+    }
+    for (const { owner, firing } of sent) {
+      if (!firing.some((f) => f.endedAtMs !== undefined)) continue;
+      await owner.updateOutbox(this.now(), (s) => ({
+        outbox: s.outbox,
+        deadLetters: s.deadLetters,
+        firing: settleEnded(s.firing ?? [], sink.name, firing),
+      }));
+    }
+  }
+
   /** Moves alerts older than the sink's maximum age to the dead letters. */
   private async expire(state: SinkState, owners: readonly OutboxOwner[]): Promise<void> {
     const now = this.now();
@@ -244,10 +316,12 @@ export class Notifier {
     alerts: readonly Alert[],
     reason: string,
     nowMs: number,
+    /** What the dead letters keep as the reason, when more than `reason` (a metric label). */
+    text: string = reason,
   ): Promise<void> {
     const ids = new Set(alerts.map((a) => a.id));
     await owner.updateOutbox(nowMs, (s) =>
-      deadLetter(s.outbox, s.deadLetters, sink, ids, reason, nowMs),
+      deadLetter(s.outbox, s.deadLetters, sink, ids, text, nowMs),
     );
     this.options.observer?.deadLettered?.(sink, alerts, reason);
   }

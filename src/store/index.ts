@@ -14,5 +14,6 @@ export * from "./state-dir-lock.js";
 export * from "./alert-record.js";
 export * from "./operation-snapshot.js";
 export * from "./outbox.js";
+export * from "./firing.js";
 export * from "./commit-details.js";
 export * from "./display-url.js";

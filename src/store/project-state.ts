@@ -4,6 +4,7 @@
  * outbox. One document is committed whole, so these always agree with each other (invariant 2).
  */
 import { z } from "zod";
+import { firingAlertSchema } from "./firing.js";
 import { alertSchema } from "./alert-record.js";
 
 /** Format name and version written into every state document. */
@@ -135,5 +136,10 @@ export const projectStateSchema = z.object({
   outbox: z.array(outboxEntrySchema),
   /** The most recent dead letters (bounded). */
   deadLetters: z.array(deadLetterSchema),
+  /**
+   * Alerts that sinks re-send while they fire (Alertmanager), committed like the outbox
+   * (`firing.ts`). Absent when there are none.
+   */
+  firing: z.array(firingAlertSchema).optional(),
 });
 export type ProjectState = z.infer<typeof projectStateSchema>;

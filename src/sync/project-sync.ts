@@ -11,6 +11,7 @@ import { addToOutbox } from "../store/index.js";
 import {
   StateFileError,
   type DeadLetter,
+  type FiringAlert,
   type OutboxEntry,
   type ProjectState,
   type StateStore,
@@ -45,6 +46,8 @@ export type StepOutcome =
 export interface OutboxChange {
   readonly outbox: OutboxEntry[];
   readonly deadLetters: DeadLetter[];
+  /** The firing set, when the change touches it (an Alertmanager sink's). */
+  readonly firing?: FiringAlert[];
 }
 
 export class ProjectSync {
@@ -127,12 +130,16 @@ export class ProjectSync {
         result.alerts,
         this.outboxLimit,
       );
-      const state: ProjectState = {
-        ...result.state,
-        sequence: (latest?.sequence ?? 0) + 1,
-        outbox,
-        deadLetters: latest?.deadLetters ?? [],
-      };
+      const state: ProjectState = withFiring(
+        {
+          ...result.state,
+          sequence: (latest?.sequence ?? 0) + 1,
+          outbox,
+          deadLetters: latest?.deadLetters ?? [],
+        },
+        // Deliveries change the firing set between polls: the latest one is kept.
+        latest?.firing ?? [],
+      );
       try {
         // The operations it counts go along, for a store that archives them.
         const ended: OperationSnapshot[] = [];
@@ -158,12 +165,11 @@ export class ProjectSync {
     return this.serially(async () => {
       const latest = this.state;
       if (latest === undefined) return false;
-      const next: ProjectState = {
-        ...latest,
-        ...change(latest),
-        sequence: latest.sequence + 1,
-        committedAtMs: nowMs,
-      };
+      const { firing, ...lists } = change(latest);
+      const next: ProjectState = withFiring(
+        { ...latest, ...lists, sequence: latest.sequence + 1, committedAtMs: nowMs },
+        firing ?? latest.firing ?? [],
+      );
       await this.store.commit(next);
       this.current = { kind: "ready", state: next };
       return true;
@@ -178,4 +184,10 @@ export class ProjectSync {
     );
     return run;
   }
+}
+
+/** The state with `firing` as its firing set (absent when empty, as the document has it). */
+function withFiring(state: ProjectState, firing: readonly FiringAlert[]): ProjectState {
+  const { firing: _previous, ...rest } = state;
+  return firing.length === 0 ? rest : { ...rest, firing: [...firing] };
 }

@@ -1,0 +1,98 @@
+/**
+ * The firing set: alerts a sink keeps re-sending while they fire (an Alertmanager resolves an
+ * alert that is not re-sent). It is part of the state document, committed like the outbox, so
+ * that it survives restarts, `kill -9` and a takeover by another replica.
+ *
+ * An alert enters the set when its sink acknowledges it. It ends when its operation recovers
+ * (the recovery is delivered through the outbox and resolves it), when a newer alert of its
+ * operation takes its place (a stuck operation that failed, a failed one retried), or when it
+ * has fired for the sink's `firingFor` without an end. An ended alert is sent once more, with its
+ * end time, and then leaves the set.
+ */
+import { z } from "zod";
+import { alertSchema, type Alert } from "./alert-record.js";
+
+export const firingAlertSchema = z.object({
+  /** The sink that re-sends it. */
+  sink: z.string(),
+  alert: alertSchema,
+  /** When the sink first acknowledged it (epoch ms). */
+  sinceMs: z.number(),
+  /** When it ended (epoch ms): it is sent once more with this end, then dropped. */
+  endedAtMs: z.number().optional(),
+});
+export type FiringAlert = z.infer<typeof firingAlertSchema>;
+
+/** Alert kinds that fire until they end; a recovery only ends what it resolves. */
+function fires(alert: Alert): boolean {
+  return alert.kind !== "operation_recovered";
+}
+
+function same(a: FiringAlert, sink: string, alertId: string): boolean {
+  return a.sink === sink && a.alert.id === alertId;
+}
+
+/**
+ * The set after `sink` acknowledged `alerts` at `nowMs`: firing alerts join it, each ending the
+ * earlier alerts of its operation; a recovery removes the alert it resolves (which the sink
+ * sent resolved with it) and ends the rest of its operation's.
+ */
+export function acknowledgeFiring(
+  firing: readonly FiringAlert[],
+  sink: string,
+  alerts: readonly Alert[],
+  nowMs: number,
+): FiringAlert[] {
+  let next = [...firing];
+  for (const alert of alerts) {
+    if (alert.kind === "operation_recovered") {
+      const resolved = alert.resolves;
+      // Resolved by the recovery itself; the operation's other alerts end with it.
+      next = next.filter((f) => !(resolved !== undefined && same(f, sink, resolved)));
+      next = endOperation(next, sink, alert.operationId, Date.parse(alert.detectedAt));
+      continue;
+    }
+    if (!fires(alert) || next.some((f) => same(f, sink, alert.id))) continue;
+    // One alert of an operation fires at a time: the newest says where it stands.
+    next = endOperation(next, sink, alert.operationId, Date.parse(alert.detectedAt));
+    next.push({ sink, alert, sinceMs: nowMs });
+  }
+  return next;
+}
+
+function endOperation(
+  firing: readonly FiringAlert[],
+  sink: string,
+  operationId: string,
+  atMs: number,
+): FiringAlert[] {
+  return firing.map((f) =>
+    f.sink === sink && f.alert.operationId === operationId && f.endedAtMs === undefined
+      ? { ...f, endedAtMs: Number.isFinite(atMs) ? atMs : f.sinceMs }
+      : f,
+  );
+}
+
+/** Ends the alerts of `sink` that have fired for `firingForMs` (they are sent once more). */
+export function expireFiring(
+  firing: readonly FiringAlert[],
+  sink: string,
+  firingForMs: number,
+  nowMs: number,
+): FiringAlert[] {
+  return firing.map((f) =>
+    f.sink === sink && f.endedAtMs === undefined && nowMs - f.sinceMs >= firingForMs
+      ? { ...f, endedAtMs: f.sinceMs + firingForMs }
+      : f,
+  );
+}
+
+/** The set after `sink` has been told of the ended alerts `sent`: they leave it. */
+export function settleEnded(
+  firing: readonly FiringAlert[],
+  sink: string,
+  sent: readonly FiringAlert[],
+): FiringAlert[] {
+  const ended = new Set(sent.filter((f) => f.endedAtMs !== undefined).map((f) => f.alert.id));
+  return firing.filter((f) => !(f.sink === sink && ended.has(f.alert.id)));
+}
