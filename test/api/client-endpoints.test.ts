@@ -1,10 +1,10 @@
 /** Every endpoint call of the client against the simulator, and its rules as the client sees them. */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
 import {
   apiErrorOf,
-  clientFor,
+  simulatorAndClient,
   expectNoSecret,
   readyProject,
   whileAdvancing,
@@ -16,15 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 let t: TestSimulator;
 let c: TestClient;
 
-beforeAll(async () => {
-  t = await startTestSimulator();
-  c = clientFor(t);
-});
-
-afterAll(async () => {
-  await c.api.close();
-  await t.close();
-});
+simulatorAndClient((s) => ({ t, c } = s));
 
 afterEach(async () => {
   await t.sim.clearFaults();

@@ -9,7 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiClient, type ApiClient } from "../../src/api/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { waitForWith } from "../support/wait.js";
 import { apiErrorOf } from "./support/client.js";
 
@@ -18,13 +19,7 @@ const waitFor = waitForWith({ timeoutMs: 10_000 });
 let sim: TestSimulator;
 let projectId: string;
 
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  projectId = (await sim.sim.createProject({ plan: "paid" })).project.id;
-});
-afterAll(async () => {
-  await sim.close();
-});
+simulatorWithProject((s) => ({ sim, projectId } = s));
 beforeEach(async () => {
   await sim.sim.clearFaults();
 });

@@ -1,21 +1,18 @@
 /** Operations and projects through the client: paging, the iterator's stop rule, waiting. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Operation, OperationsPage } from "../../src/contract/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { clientFor, readyProject, whileAdvancing, type TestClient } from "./support/client.js";
+import type { TestSimulator } from "../support/simulator.js";
+import {
+  simulatorAndClient,
+  readyProject,
+  whileAdvancing,
+  type TestClient,
+} from "./support/client.js";
 
 let t: TestSimulator;
 let c: TestClient;
 
-beforeAll(async () => {
-  t = await startTestSimulator();
-  c = clientFor(t);
-});
-
-afterAll(async () => {
-  await c.api.close();
-  await t.close();
-});
+simulatorAndClient((s) => ({ t, c } = s));
 
 /** Scripts `count` operations on the primary branch, all in the current simulated second. */
 async function scriptMany(projectId: string, branchId: string, count: number, status = "running") {

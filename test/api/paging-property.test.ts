@@ -4,23 +4,15 @@
  * when new operations arrive between pages.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { clientFor, type TestClient } from "./support/client.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorAndClient, type TestClient } from "./support/client.js";
 
 let t: TestSimulator;
 let c: TestClient;
 
-beforeAll(async () => {
-  t = await startTestSimulator();
-  c = clientFor(t);
-});
-
-afterAll(async () => {
-  await c.api.close();
-  await t.close();
-});
+simulatorAndClient((s) => ({ t, c } = s));
 
 const scenario = fc.record({
   /** Bursts of operations; a burst after a 0-second advance shares the previous one's second. */

@@ -5,19 +5,14 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { runCli as cli } from "../support/run-cli.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 
 let sim: TestSimulator;
 let projectId: string;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  projectId = (await sim.sim.createProject({ plan: "free" })).project.id;
-});
-afterAll(async () => {
-  await sim.close();
-});
+simulatorWithProject((s) => ({ sim, projectId } = s), { plan: "free" });
 
 it("lists every problem by its path and exits 2", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));

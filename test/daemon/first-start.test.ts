@@ -12,7 +12,6 @@ import { ProjectSync, type PollOptions } from "../../src/sync/index.js";
 import type { TruthOperation } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import {
-  clientFor,
   committedArrivals,
   micros,
   pollOptions,
@@ -21,6 +20,7 @@ import {
   type Arrivals,
 } from "../sync/support.js";
 import { findSample, startTestExporter, waitFor, type TestExporter } from "./support.js";
+import { simulatorAndApiClient } from "../sync/client-suite.js";
 
 type Steps = { status: string; after_seconds: number; error?: string }[];
 
@@ -68,14 +68,7 @@ describe("first start, on the engine", () => {
   let sim: TestSimulator;
   let client: ApiClient;
 
-  beforeAll(async () => {
-    sim = await startTestSimulator();
-    client = clientFor(sim, 1);
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.close();
-  });
+  simulatorAndApiClient((s) => ({ sim, client } = s));
 
   const now = async () => Date.parse((await sim.sim.clock()).now);
 

@@ -6,19 +6,14 @@
  * its end and counted once.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync, type PollOptions } from "../../src/sync/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import {
-  clientFor,
-  committedArrivals,
-  pollOptions,
-  stateDir,
-  truthArrivals,
-} from "../sync/support.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { committedArrivals, pollOptions, stateDir, truthArrivals } from "../sync/support.js";
 import { runsThen } from "../support/operation-steps.js";
+import { simulatorAndApiClient } from "../sync/client-suite.js";
 
 /** The primary endpoint suspends itself 300 s after its start; idle phases stay well below. */
 const AUTO_SUSPEND_SECONDS = 300;
@@ -27,14 +22,7 @@ describe("request cost", () => {
   let sim: TestSimulator;
   let client: ApiClient;
 
-  beforeAll(async () => {
-    sim = await startTestSimulator();
-    client = clientFor(sim, 1);
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.close();
-  });
+  simulatorAndApiClient((s) => ({ sim, client } = s));
 
   const now = async () => Date.parse((await sim.sim.clock()).now);
 

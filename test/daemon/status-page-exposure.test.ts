@@ -3,20 +3,15 @@
  * full page (project ids, failures, the API address); `summary`, the counts only; `off`, no
  * page at all. The whole exporter in-process against the simulator, read over HTTP.
  */
-import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { expect, it, type TestContext } from "vitest";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
 
 let sim: TestSimulator;
 let projectId: string;
 
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  projectId = (await sim.sim.createProject({ plan: "paid" })).project.id;
-});
-afterAll(async () => {
-  await sim.close();
-});
+simulatorWithProject((s) => ({ sim, projectId } = s));
 
 async function exporter(ctx: TestContext, page?: string): Promise<TestExporter> {
   const e = await startTestExporter({

@@ -1,22 +1,14 @@
 /** Fault injection per route and method, by rate or count (deterministic under the seed). */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { errorBodySchema } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 
 let t: TestSimulator;
 let projectId: string;
 let branchIds: string[];
 
-beforeEach(async () => {
-  t = await startTestSimulator();
-  const created = await t.sim.createProject({ plan: "paid", branches: 2 });
-  projectId = created.project.id;
-  branchIds = created.branches.map((b) => b.id);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+simulatorWithProject((s) => ({ t, projectId, branchIds } = s), { each: true, branches: 2 });
 
 const operationsPath = (): string => `/projects/${projectId}/operations?limit=5`;
 

@@ -4,7 +4,7 @@
  * records filed under another project. Over real HTTP, as a client sees them.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   endpointsResponseSchema,
   errorBodySchema,
@@ -14,6 +14,7 @@ import {
   type OperationsPage,
 } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { expectStatus, getOperation, listPage } from "./fixtures.js";
 import { runsThen } from "../support/operation-steps.js";
 
@@ -21,16 +22,10 @@ let t: TestSimulator;
 let projectId: string;
 let branchIds: string[];
 
-beforeEach(async () => {
-  t = await startTestSimulator();
-  const created = await t.sim.createProject({ plan: "paid", branches: 2 });
-  projectId = created.project.id;
-  branchIds = created.branches.map((b) => b.id);
-  await t.sim.advance(10);
-});
-
-afterEach(async () => {
-  await t.close();
+simulatorWithProject((s) => ({ t, projectId, branchIds } = s), {
+  each: true,
+  branches: 2,
+  advance: 10,
 });
 
 /** Scripts `count` finished operations in the project (each its own second). */

@@ -3,10 +3,11 @@
  * consistently on every read, and scripted records carrying hostile values. The ground truth
  * (`/_sim/truth`) stays what the API showed.
  */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
 import type { TruthOperation } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { getOperation, listPage, walkAll } from "./fixtures.js";
 import { runsThen } from "../support/operation-steps.js";
 
@@ -14,17 +15,7 @@ let t: TestSimulator;
 let projectId: string;
 let branchId: string;
 
-beforeEach(async () => {
-  t = await startTestSimulator();
-  const created = await t.sim.createProject({ plan: "paid", branches: 1 });
-  projectId = created.project.id;
-  branchId = created.branches[0]?.id ?? "";
-  await t.sim.advance(10);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+simulatorWithProject((s) => ({ t, projectId, branchId } = s), { each: true, advance: 10 });
 
 const FUTURE = 2.5e9; // around 2104
 const PAST = -4e9; // around 1898

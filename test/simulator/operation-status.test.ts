@@ -1,8 +1,9 @@
 /** Operation statuses, their transitions and counters (seed 3.1, 7; real API fields). */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { beforeEach, describe, expect, test } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
 import type { SimScriptOperationRequest } from "../../src/simulator/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { getOperation } from "./fixtures.js";
 
 let t: TestSimulator;
@@ -10,18 +11,10 @@ let projectId: string;
 let branchId: string;
 let endpointId: string;
 
+simulatorWithProject((s) => ({ t, projectId, branchId } = s), { each: true, advance: 10 });
 beforeEach(async () => {
-  t = await startTestSimulator();
-  const created = await t.sim.createProject({ plan: "paid", branches: 1 });
-  projectId = created.project.id;
-  branchId = created.branches[0]?.id ?? "";
-  await t.sim.advance(10);
   const truth = await t.sim.truth(projectId);
   endpointId = truth.find((o) => o.endpoint_id !== undefined)?.endpoint_id ?? "";
-});
-
-afterEach(async () => {
-  await t.close();
 });
 
 type Steps = SimScriptOperationRequest["steps"];

@@ -1,7 +1,8 @@
 /** Listing, paging and fetching operations (seed 4.1, 4.2; real API paging rules). */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { errorBodySchema, operationsPageSchema } from "../../src/contract/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { simulatorWithProject } from "../support/simulator-suite.js";
 import { expectStatus, getOperation, listPage, walkAll } from "./fixtures.js";
 import { runsThen } from "../support/operation-steps.js";
 
@@ -9,17 +10,7 @@ let t: TestSimulator;
 let projectId: string;
 let branchId: string;
 
-beforeEach(async () => {
-  t = await startTestSimulator();
-  const created = await t.sim.createProject({ plan: "paid", branches: 1 });
-  projectId = created.project.id;
-  branchId = created.branches[0]?.id ?? "";
-  await t.sim.advance(10);
-});
-
-afterEach(async () => {
-  await t.close();
-});
+simulatorWithProject((s) => ({ t, projectId, branchId } = s), { each: true, advance: 10 });
 
 async function script(count: number, action = "apply_config"): Promise<string[]> {
   const ids: string[] = [];

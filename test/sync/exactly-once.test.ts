@@ -8,12 +8,13 @@
  * After every history, the committed end-state arrivals equal the simulator's ground truth.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { clientFor, committedArrivals, pollOptions, stateDir, truthArrivals } from "./support.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { committedArrivals, pollOptions, stateDir, truthArrivals } from "./support.js";
+import { simulatorAndApiClient } from "./client-suite.js";
 
 type Step = { status: string; after_seconds: number };
 
@@ -126,15 +127,8 @@ describe("exactly-once accounting", () => {
   let sim: TestSimulator;
   let client: ApiClient;
 
-  beforeAll(async () => {
-    sim = await startTestSimulator();
-    // One attempt per call: an injected fault fails the poll instead of being retried away.
-    client = clientFor(sim, 1);
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.close();
-  });
+  // One attempt per call: an injected fault fails the poll instead of being retried away.
+  simulatorAndApiClient((s) => ({ sim, client } = s));
 
   it("counts every end-state arrival once across page boundaries, faults and restarts", async () => {
     await fc.assert(

@@ -5,7 +5,7 @@
  * the file store) against the simulator, whose fault injection plays the broken proxy, server
  * bug or skewed clock, and compares what was committed with the simulator's ground truth.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { FileStateStore } from "../../src/store/index.js";
 import {
@@ -15,26 +15,21 @@ import {
   type PollResult,
   type StepOutcome,
 } from "../../src/sync/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
 import {
-  clientFor,
   committedArrivals,
   pollOptions,
   stateDir,
   truthArrivals,
   type Arrivals,
 } from "./support.js";
+import { simulatorAndApiClient } from "./client-suite.js";
 
 let sim: TestSimulator;
 let client: ApiClient;
 
-beforeAll(async () => {
-  sim = await startTestSimulator({ startTime: new Date(Date.now() - 3_600_000) });
-  client = clientFor(sim);
-});
-afterAll(async () => {
-  await client.close();
-  await sim.close();
+simulatorAndApiClient((s) => ({ sim, client } = s), {
+  startTime: new Date(Date.now() - 3_600_000),
 });
 beforeEach(async () => {
   await sim.sim.clearFaults();

@@ -6,12 +6,13 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { clientFor, pollOptions, stateDir } from "./support.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { pollOptions, stateDir } from "./support.js";
+import { simulatorAndApiClient } from "./client-suite.js";
 
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
@@ -28,14 +29,8 @@ describe("memory held by a project's sync", () => {
   let sim: TestSimulator;
   let client: ApiClient;
 
-  beforeAll(async () => {
-    sim = await startTestSimulator({ startTime: new Date(Date.now() - 3_600_000) });
-    client = clientFor(sim);
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.close();
-  });
+  const anHourAgo = new Date(Date.now() - 3_600_000);
+  simulatorAndApiClient((s) => ({ sim, client } = s), { startTime: anHourAgo });
 
   it("lets a committed poll's transitions be collected, keeping only the committed state", async () => {
     const { project_ids } = await sim.sim.bulk({

@@ -13,6 +13,7 @@ import {
   type TransportErrorEvent,
 } from "../../../src/api/index.js";
 import type { SimDriver, TestSimulator } from "../../support/simulator.js";
+import { simulatorSuite, type WithSimulator } from "../../support/simulator-suite.js";
 
 export interface EventLog {
   readonly responses: ResponseEvent[];
@@ -109,4 +110,9 @@ export async function readyProject(
   const created = await t.sim.createProject({ plan, branches });
   await t.sim.advance(5);
   return { projectId: created.project.id, branchIds: created.branches.map((b) => b.id) };
+}
+
+/** A simulator and a `clientFor` it for the tests of the file, closed after them. */
+export function simulatorAndClient(use: (fixture: WithSimulator<{ c: TestClient }>) => void): void {
+  simulatorSuite((t) => ({ c: clientFor(t) }), use, { close: (f) => f.c.api.close() });
 }
