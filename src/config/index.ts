@@ -1,7 +1,8 @@
 /**
  * Configuration: the schema with its defaults, durations, and loading from YAML, environment
- * and command line with errors listed by path, the sinks' secrets, the web configuration file,
- * and what a reload may change while running.
+ * and command line with errors listed by path, the sinks' secrets, the silences (and the cron
+ * expressions of recurring ones), the web configuration file, and what a reload may change
+ * while running.
  */
 export * from "./schema.js";
 export * from "./duration.js";
@@ -11,4 +12,6 @@ export * from "./secret-files.js";
 export * from "./display-url.js";
 export * from "./web-config.js";
 export * from "./reload-plan.js";
+export * from "./silences.js";
+export * from "./cron.js";
 export type { Settings } from "./settings.js";
