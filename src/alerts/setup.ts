@@ -9,7 +9,12 @@ import type { Transition } from "../sync/transitions.js";
 import type { Sink } from "./alert.js";
 import type { SinkPolicy } from "./delivery-plan.js";
 import { alertsFrom, outboxEntries, type SinkRoute } from "./rules.js";
-import { createSlackSink, createWebhookSink } from "./sinks/index.js";
+import {
+  createPagerDutySink,
+  createSlackSink,
+  createWebhookSink,
+  SinkConfigError,
+} from "./sinks/index.js";
 
 /**
  * The poll's hook: alerts for the transitions, routed to the sinks (the poll leaves out history
@@ -35,23 +40,20 @@ export function alertHook(
     outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs, context);
 }
 
+/** What the sinks take from the rest of the configuration. */
+export interface SinkSettings {
+  /** `alerts.statusPageUrl`: linked from the alerts that carry links (PagerDuty). */
+  readonly statusPageUrl?: string | undefined;
+}
+
 /** The sinks, each with the policy the notifier applies to it. */
-export function createSinks(sinks: readonly ResolvedSink[]): { sink: Sink; policy: SinkPolicy }[] {
-  return sinks.map(({ config: s, url, secret }) => {
-    const common = {
-      name: s.name,
-      timeoutMs: Math.ceil(s.timeout * 1000),
-      ...(s.maxBatch === undefined ? {} : { maxBatch: s.maxBatch }),
-    };
-    const sink =
-      s.kind === "slack"
-        ? createSlackSink({ ...common, webhookUrl: url })
-        : createWebhookSink({
-            ...common,
-            url,
-            headers: s.headers,
-            ...(secret === undefined ? {} : { secret }),
-          });
+export function createSinks(
+  sinks: readonly ResolvedSink[],
+  settings: SinkSettings = {},
+): { sink: Sink; policy: SinkPolicy }[] {
+  return sinks.map((resolved) => {
+    const s = resolved.config;
+    const sink = createSink(resolved, settings);
     return {
       sink,
       policy: {
@@ -62,4 +64,37 @@ export function createSinks(sinks: readonly ResolvedSink[]): { sink: Sink; polic
       },
     };
   });
+}
+
+function createSink(
+  { config: s, url, secret, routingKey }: ResolvedSink,
+  settings: SinkSettings,
+): Sink {
+  const common = {
+    name: s.name,
+    timeoutMs: Math.ceil(s.timeout * 1000),
+    ...(s.maxBatch === undefined ? {} : { maxBatch: s.maxBatch }),
+  };
+  switch (s.kind) {
+    case "slack":
+      return createSlackSink({ ...common, webhookUrl: url });
+    case "webhook":
+      return createWebhookSink({
+        ...common,
+        url,
+        headers: s.headers,
+        ...(secret === undefined ? {} : { secret }),
+      });
+    case "pagerduty":
+      if (routingKey === undefined) {
+        throw new SinkConfigError(s.name, "no routing key (set routingKeyEnv's variable)");
+      }
+      return createPagerDutySink({
+        ...common,
+        url,
+        routingKey,
+        severities: s.severity,
+        statusPageUrl: settings.statusPageUrl,
+      });
+  }
 }

@@ -18,6 +18,7 @@ export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["alerts", "retrying"],
   ["alerts", "recovered"],
   ["alerts", "link"],
+  ["alerts", "statusPageUrl"],
   ["stuck"],
   ["log", "level"],
   ["web"],

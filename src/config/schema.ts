@@ -108,41 +108,108 @@ const routeRuleSchema = z
 export const SINK_ENVIRONMENT = {
   slack: { url: "PGCP_SLACK_WEBHOOK_URL" },
   webhook: { url: "PGCP_WEBHOOK_URL", secret: "PGCP_WEBHOOK_SECRET" },
+  pagerduty: { routingKey: "PGCP_PAGERDUTY_ROUTING_KEY" },
 } as const;
 
-const sinkSchema = z
-  .object({
-    /** Names the sink in routing, metrics and logs. */
-    name: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, - or _"),
-    kind: z.enum(["slack", "webhook"]),
+/** PagerDuty's Events API v2 (EU accounts: https://events.eu.pagerduty.com/v2/enqueue). */
+export const PAGERDUTY_EVENTS_URL = "https://events.pagerduty.com/v2/enqueue";
+
+/** PagerDuty's severities, most severe first. */
+export const PAGERDUTY_SEVERITIES = ["critical", "error", "warning", "info"] as const;
+export type PagerDutySeverity = (typeof PAGERDUTY_SEVERITIES)[number];
+
+const environmentVariable = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+
+/** What every kind of sink has: its name, routing, grouping, age limit and timeout. */
+const sinkCommon = {
+  /** Names the sink in routing, metrics and logs. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, - or _"),
+  /** Alerts matching any of these are not sent (checked first). */
+  drop: z.array(routeRuleSchema).default([]),
+  /** When given, only alerts matching one of these are sent. */
+  match: z.array(routeRuleSchema).default([]),
+  /** Alerts of one project raised within this window travel in one message. */
+  groupWindow: durationSchema.default(5),
+  /** Alerts not delivered within this age are dead-lettered. */
+  maxAge: positiveDuration.default(86_400),
+  /** Deadline of one request (a PagerDuty batch makes one request per alert). */
+  timeout: positiveDuration.default(10),
+  /** Most alerts in one message (default: 50 for Slack, 100 for webhooks, 1 for PagerDuty). */
+  maxBatch: z.number().int().min(1).max(1000).optional(),
+};
+
+/** Each kind's own settings (beside `kind` and the common ones). */
+const SINK_KINDS = {
+  slack: {
+    /** Environment variable holding the incoming-webhook URL (secret: never in the file). */
+    urlEnv: environmentVariable.optional(),
+  },
+  webhook: {
     /** Environment variable holding the URL (secret: never written in the file). */
-    urlEnv: z
-      .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
-      .optional(),
-    /** Webhook only: environment variable holding the HMAC signing secret. */
-    secretEnv: z
-      .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
-      .optional(),
-    /** Webhook only: extra request headers. */
+    urlEnv: environmentVariable.optional(),
+    /** Environment variable holding the HMAC signing secret. */
+    secretEnv: environmentVariable.optional(),
+    /** Extra request headers. */
     headers: z.record(z.string(), z.string()).default({}),
-    /** Alerts matching any of these are not sent (checked first). */
-    drop: z.array(routeRuleSchema).default([]),
-    /** When given, only alerts matching one of these are sent. */
-    match: z.array(routeRuleSchema).default([]),
-    /** Alerts of one project raised within this window travel in one message. */
-    groupWindow: durationSchema.default(5),
-    /** Alerts not delivered within this age are dead-lettered. */
-    maxAge: positiveDuration.default(86_400),
-    timeout: positiveDuration.default(10),
-    /** Most alerts in one message (default: 50 for Slack, 100 for webhooks). */
-    maxBatch: z.number().int().min(1).max(1000).optional(),
-  })
-  .strict();
+  },
+  pagerduty: {
+    /** Environment variable holding the integration's routing key (secret: never in the file). */
+    routingKeyEnv: environmentVariable.optional(),
+    /** The Events API v2 address: not a secret (EU accounts, tests). */
+    url: z.url({ protocol: /^https?$/ }).default(PAGERDUTY_EVENTS_URL),
+    /** The incident's severity per alert kind (a recovery resolves, it has none). */
+    severity: z
+      .strictObject({
+        operation_failed: z.enum(PAGERDUTY_SEVERITIES).default("critical"),
+        operation_stuck: z.enum(PAGERDUTY_SEVERITIES).default("warning"),
+        operation_retrying: z.enum(PAGERDUTY_SEVERITIES).default("info"),
+      })
+      .prefault({}),
+  },
+} as const;
+export type SinkKind = keyof typeof SINK_KINDS;
+export const SINK_KINDS_LIST = Object.keys(SINK_KINDS) as SinkKind[];
+
+/**
+ * One kind's schema: strict, and a key of another kind is refused naming the kinds it
+ * belongs to (`secretEnv is a setting of webhook sinks only`), so that no setting is silently
+ * ignored on a sink it does not apply to.
+ */
+function sinkKindSchema<K extends SinkKind>(kind: K) {
+  return z.strictObject(
+    { kind: z.literal(kind), ...sinkCommon, ...SINK_KINDS[kind] },
+    {
+      error: (issue) => {
+        if (issue.code !== "unrecognized_keys") return undefined;
+        return issue.keys
+          .map((key) => {
+            const owners = SINK_KINDS_LIST.filter((k) => key in SINK_KINDS[k]);
+            return owners.length === 0
+              ? `${key} is not a sink setting`
+              : `${key} is a setting of ${owners.join(" and ")} sinks only, not of ${kind} sinks`;
+          })
+          .join("; ");
+      },
+    },
+  );
+}
+
+const sinkSchema = z.discriminatedUnion(
+  "kind",
+  [sinkKindSchema("slack"), sinkKindSchema("webhook"), sinkKindSchema("pagerduty")],
+  { error: `must be ${SINK_KINDS_LIST.join(", ")}` },
+);
 export type SinkConfig = z.infer<typeof sinkSchema>;
+export type SlackSinkConfig = Extract<SinkConfig, { kind: "slack" }>;
+export type WebhookSinkConfig = Extract<SinkConfig, { kind: "webhook" }>;
+export type PagerDutySinkConfig = Extract<SinkConfig, { kind: "pagerduty" }>;
+
+/** A sink of `kind` named `name` with every default (the environment's shortcut sinks). */
+export function defaultSink(kind: SinkKind, name: string = kind): SinkConfig {
+  return sinkSchema.parse({ name, kind });
+}
 
 const alertsSchema = z
   .object({
@@ -154,6 +221,11 @@ const alertsSchema = z
     recovered: z.boolean().default(true),
     /** Link in each alert: {project_id}, {operation_id}, {branch_id}, {endpoint_id}. */
     link: z.string().optional(),
+    /**
+     * The status page's address as people reach it (behind a proxy, an ingress): linked from the
+     * alerts that can carry a link (PagerDuty incidents). None: no link.
+     */
+    statusPageUrl: z.url({ protocol: /^https?$/ }).optional(),
     /** Most alerts one project's outbox holds; newer ones are dropped and counted. */
     outboxLimit: z.number().int().min(1).default(10_000),
   })
@@ -209,7 +281,10 @@ export const configSchema = z
     poll: pollSchema.default(pollSchema.parse({})),
     stuck: stuckSchema.default(stuckSchema.parse({})),
     alerts: alertsSchema.default(alertsSchema.parse({})),
-    /** Where alerts go. Empty: a Slack and/or webhook sink from PGCP_SLACK_WEBHOOK_URL / PGCP_WEBHOOK_URL. */
+    /**
+     * Where alerts go. Empty: a Slack, webhook and/or PagerDuty sink from PGCP_SLACK_WEBHOOK_URL,
+     * PGCP_WEBHOOK_URL and PGCP_PAGERDUTY_ROUTING_KEY.
+     */
     sinks: z
       .array(sinkSchema)
       .default([])

@@ -14,14 +14,24 @@ export const SECRET_VARIABLES: readonly string[] = [
   SINK_ENVIRONMENT.slack.url,
   SINK_ENVIRONMENT.webhook.url,
   SINK_ENVIRONMENT.webhook.secret,
+  SINK_ENVIRONMENT.pagerduty.routingKey,
 ];
 
-/** The variables the configured sinks read their URL and signing secret from. */
+/** The variables the configured sinks read their secrets from (URL, signing secret, routing key). */
 export function sinkVariables(config: Config): string[] {
-  return config.sinks.flatMap((s) => [
-    s.urlEnv ?? SINK_ENVIRONMENT[s.kind].url,
-    ...(s.kind === "webhook" ? [s.secretEnv ?? SINK_ENVIRONMENT.webhook.secret] : []),
-  ]);
+  return config.sinks.flatMap((s) => {
+    switch (s.kind) {
+      case "slack":
+        return [s.urlEnv ?? SINK_ENVIRONMENT.slack.url];
+      case "webhook":
+        return [
+          s.urlEnv ?? SINK_ENVIRONMENT.webhook.url,
+          s.secretEnv ?? SINK_ENVIRONMENT.webhook.secret,
+        ];
+      case "pagerduty":
+        return [s.routingKeyEnv ?? SINK_ENVIRONMENT.pagerduty.routingKey];
+    }
+  });
 }
 
 /**
@@ -68,7 +78,9 @@ export function secretsInFile(file: RawConfig): string[] {
   const sinks = Array.isArray(file.sinks) ? (file.sinks as unknown[]) : [];
   sinks.forEach((sink, i) => {
     if (typeof sink !== "object" || sink === null) return;
-    for (const key of ["url", "secret"] as const) {
+    // PagerDuty's events URL is no secret (its routing key is); every other sink's URL is one.
+    const pagerduty = "kind" in sink && sink.kind === "pagerduty";
+    for (const key of pagerduty ? ["routingKey"] : ["url", "secret"]) {
       if (key in sink) {
         problems.push(
           `sinks[${i}].${key}: a secret is not read from the file: name an environment variable in ${key}Env`,

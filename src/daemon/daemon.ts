@@ -134,7 +134,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     },
   });
   const notifier = new Notifier({
-    sinks: createSinks(sinks),
+    sinks: createSinks(sinks, config.alerts),
     projects: () => roster.owners(),
     logger: log,
     now,
@@ -398,7 +398,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     },
     async reconfigure(next, nextSinks) {
       roster.setPollOptions(pollOptionsFrom(next, nextSinks));
-      await notifier.setSinks(createSinks(nextSinks));
+      await notifier.setSinks(createSinks(nextSinks, next.alerts));
       sinks = nextSinks;
       live = { projects: next.projects, discoveryInterval: next.discoveryInterval };
       await follow(live.projects, live.discoveryInterval);

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
+import { sinkSecrets, type ResolvedSink } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
@@ -111,29 +112,11 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
 }
 
 /**
- * The secrets the page must never show: the API key, each sink's URL (whole, and its path and
- * query), its signing secret and its custom header values.
+ * The secrets the page must never show: the API key and each sink's secrets (`sinkSecrets`: its
+ * URL when that is one, its signing secret, custom header values, routing key).
  */
-export function statusPageSecrets(
-  apiKey: string,
-  sinks: readonly {
-    readonly url: string;
-    readonly secret: string | undefined;
-    readonly config: { readonly headers: Readonly<Record<string, string>> };
-  }[],
-): string[] {
-  const out = [apiKey];
-  for (const sink of sinks) {
-    out.push(sink.url, ...Object.values(sink.config.headers));
-    if (sink.secret !== undefined) out.push(sink.secret);
-    try {
-      const url = new URL(sink.url);
-      out.push(url.pathname + url.search);
-    } catch {
-      // Not a URL: the whole value is listed already.
-    }
-  }
-  return out;
+export function statusPageSecrets(apiKey: string, sinks: readonly ResolvedSink[]): string[] {
+  return [apiKey, ...sinks.flatMap(sinkSecrets)];
 }
 
 /** What the page shows of the configured sinks: names and kinds, never their URLs. */

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
+import { defaultSink } from "../../src/config/index.js";
 import {
   StatusTracker,
   createStatusPage,
@@ -261,7 +262,7 @@ describe("the status view", () => {
         {
           url: "https://hooks.example/T0/SECRETPATH",
           secret: "signing-SECRET",
-          config: { headers: {} },
+          config: defaultSink("webhook"),
         },
       ]),
       now: () => NOW,

@@ -1,14 +1,16 @@
 /**
  * What one delivery attempt's outcome means for the notifier: a pure mapping from an HTTP reply
  * (or a transport failure) to a `SendResult`. The `detail` it writes is built only from the
- * status code, an error code and Slack's short error word: never from the URL, a header value
- * or a free-form body, so it cannot carry a secret.
+ * status code, an error code, Slack's short error word and PagerDuty's own account of a refused
+ * event (its `message` and `errors`, flattened and cut): never from the URL, a header value or
+ * any other body. A sink passes every detail through its redactor all the same.
  *
  * | outcome                                   | reason       | permanent |
  * | ----------------------------------------- | ------------ | --------- |
  * | 2xx (Slack: body `ok`)                    | ok           |           |
  * | Slack 2xx, known error word (`no_text`…)  | client_error | yes       |
  * | Slack 2xx, any other body                 | server_error | no        |
+ * | PagerDuty 400 (`invalid event`)           | client_error | yes (1)   |
  * | 3xx (redirects are not followed)          | client_error | yes       |
  * | 408                                       | timeout      | no        |
  * | 409, 425                                  | client_error | no        |
@@ -20,9 +22,12 @@
  * | any other transport error                 | network      | no        |
  *
  * A `Retry-After` (seconds or HTTP date, capped) is passed on with every retryable reply.
+ *
+ * (1) With PagerDuty's `message` and `errors` in the detail and as the dead letter's reason.
  */
 import { parseRetryAfter } from "../../api/retry-after.js";
 import type { SendResult } from "../alert.js";
+import { truncatePlain } from "./mrkdwn.js";
 
 export type FailureReason = Extract<SendResult, { ok: false }>["reason"];
 export type SendFailure = Extract<SendResult, { ok: false }>;
@@ -46,7 +51,7 @@ export type HttpOutcome =
   /** The request could not be sent or its answer not read; `code` is undici's or the system's. */
   | { readonly type: "error"; readonly code: string };
 
-export type ReplyFlavour = "slack" | "webhook";
+export type ReplyFlavour = "slack" | "webhook" | "pagerduty";
 
 export interface ClassifyOptions {
   /** For an HTTP-date `Retry-After`. */
@@ -103,7 +108,9 @@ export function classifyOutcome(
     case "response":
       return flavour === "slack"
         ? classifySlackReply(outcome, options)
-        : classifyReply(outcome, options);
+        : flavour === "pagerduty"
+          ? classifyPagerDutyReply(outcome, options)
+          : classifyReply(outcome, options);
     case "deadline":
       return failure("timeout", false, `timed out after ${outcome.timeoutMs} ms`);
     case "aborted":
@@ -154,6 +161,47 @@ export function classifySlackReply(
     return failure("server_error", false, detail, retryAfter(reply.headers, options));
   }
   return classifyReply(reply, options, word);
+}
+
+/** The most of PagerDuty's account of a refused event kept in a detail. */
+export const MAX_REFUSAL_TEXT = 500;
+
+/**
+ * A PagerDuty Events API v2 reply: 202 accepts the event; 400 refuses it for good (the event is
+ * invalid, or the routing key), with PagerDuty's `message` and `errors` as the detail and the
+ * dead letter's reason; 429 and 5xx are retried (`Retry-After` honoured); anything else as
+ * any receiver's reply.
+ */
+export function classifyPagerDutyReply(
+  reply: { readonly status: number; readonly headers: ReplyHeaders; readonly body: string },
+  options: ClassifyOptions,
+): SendResult {
+  if (reply.status !== 400) return classifyReply(reply, options);
+  const words = pagerDutyRefusal(reply.body);
+  const detail = words === undefined ? "HTTP 400" : `HTTP 400 ${words}`;
+  return { ...failure("client_error", true, detail), deadLetterReason: detail };
+}
+
+/** `message (error; error)` from PagerDuty's 400 body, on one line and cut; undefined if none. */
+function pagerDutyRefusal(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const { message, errors } = parsed as { message?: unknown; errors?: unknown };
+  const list = Array.isArray(errors) ? errors.filter((e) => typeof e === "string") : [];
+  const head = typeof message === "string" ? message : "";
+  const text = list.length === 0 ? head : `${head} (${list.join("; ")})`.trim();
+  // One line of printable text: no control characters from outside reach a log or the page.
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (flat === "") return undefined;
+  return truncatePlain(flat, MAX_REFUSAL_TEXT);
 }
 
 /** A transport error's code: timeouts apart, every failure to talk is a network failure. */

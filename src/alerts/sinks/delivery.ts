@@ -1,5 +1,5 @@
 /**
- * What both sinks share: the dispatcher they own (or borrow), one attempt per `send`, the
+ * What the sinks share: the dispatcher they own (or borrow), one attempt per `send`, the
  * classification, and the redaction of whatever goes back to the notifier.
  */
 import type { Dispatcher } from "undici";
@@ -58,7 +58,14 @@ export class Delivery {
 
   redacted(result: SendResult): SendResult {
     if (result.ok) return result;
-    return { ...result, detail: this.#options.redact(result.detail) };
+    const { redact } = this.#options;
+    return result.deadLetterReason === undefined
+      ? { ...result, detail: redact(result.detail) }
+      : {
+          ...result,
+          detail: redact(result.detail),
+          deadLetterReason: redact(result.deadLetterReason),
+        };
   }
 
   /** Waits for requests in flight, then closes the sockets; idempotent. */

@@ -1,8 +1,9 @@
 /**
- * Alert sinks: where the notifier delivers batches of alerts. Each sink makes one attempt per
- * `send` and reports it as a `SendResult` (see `classify.ts` for the table); the notifier
+ * Alert sinks: where the notifier delivers batches of alerts (Slack, the generic webhook,
+ * PagerDuty). Each sink makes one attempt per `send` (PagerDuty: one request per alert, in
+ * order) and reports it as a `SendResult` (see `classify.ts` for the table); the notifier
  * batches, paces, retries and dead-letters. Secrets (webhook URLs, signing keys, custom header
- * values) stay inside the sinks, which never log.
+ * values, routing keys) stay inside the sinks, which never log.
  */
 export {
   createSlackSink,
@@ -15,10 +16,25 @@ export {
   WEBHOOK_DEFAULT_MAX_BATCH,
   type WebhookSinkOptions,
 } from "./webhook-sink.js";
+export {
+  createPagerDutySink,
+  PAGERDUTY_DEFAULT_MAX_BATCH,
+  type PagerDutySinkOptions,
+} from "./pagerduty-sink.js";
+export {
+  pagerDutyEvent,
+  pagerDutySummary,
+  PAGERDUTY_LIMITS,
+  type PagerDutyEvent,
+  type PagerDutyResolve,
+  type PagerDutySeverities,
+  type PagerDutyTrigger,
+} from "./pagerduty-event.js";
 export { SinkConfigError } from "./options.js";
 export {
   classifyErrorCode,
   classifyOutcome,
+  classifyPagerDutyReply,
   classifyReply,
   classifySlackReply,
   DEFAULT_MAX_RETRY_AFTER_MS,

@@ -1,0 +1,118 @@
+/**
+ * The PagerDuty sink: PagerDuty's Events API v2 takes one event per request, so a batch of N
+ * alerts is N requests, sent in order, and the batch succeeds only if every one is accepted
+ * (202). The routing key is a credential: it comes from the environment, travels only in the
+ * request bodies, and is removed from anything the sink hands back.
+ *
+ * A batch that fails part-way is sent again whole by the notifier (at-least-once). The events
+ * PagerDuty already accepted are remembered (by alert id, a bounded number), and not sent again
+ * by this sink: a trigger sent again after the resolve that followed it would open a new
+ * incident. What survives no restart is the memory: after a crash, or a reload that replaces
+ * the sink, a batch is sent again whole. A trigger sent again lands on its open incident (same
+ * `dedup_key`), a resolve sent again is dropped by PagerDuty; only a trigger whose resolve was
+ * accepted before the crash opens an incident again, which its resolve, sent right after it,
+ * closes.
+ */
+import type { Dispatcher } from "undici";
+import type { Alert } from "../../store/index.js";
+import type { SendResult, Sink } from "../alert.js";
+import { PACKAGE } from "../../version.js";
+import { closedResult, Delivery } from "./delivery.js";
+import { checkName, checkPositiveInteger, parseTargetUrl, SinkConfigError } from "./options.js";
+import { pagerDutyEvent, type PagerDutySeverities } from "./pagerduty-event.js";
+import { createRedactor } from "./redact.js";
+
+/**
+ * One alert per batch by default: each alert is then acknowledged, retried or dead-lettered on
+ * its own answer. The notifier's pace (a batch per tick, 4 a second) is above PagerDuty's own
+ * limit (about 120 events a minute per routing key), so larger batches would not deliver faster.
+ */
+export const PAGERDUTY_DEFAULT_MAX_BATCH = 1;
+/** Accepted events remembered per sink, so that a batch sent again skips them. */
+export const PAGERDUTY_ACCEPTED_MEMORY = 10_000;
+
+export interface PagerDutySinkOptions {
+  readonly name: string;
+  /** The Events API v2 address (`https://events.pagerduty.com/v2/enqueue`). */
+  readonly url: string;
+  /** The integration's routing key (a secret). */
+  readonly routingKey: string;
+  /** The severity of each alert kind that triggers. */
+  readonly severities: PagerDutySeverities;
+  /** The exporter's status page as people reach it: linked from each incident. */
+  readonly statusPageUrl?: string | undefined;
+  /** Deadline of one request (one event). */
+  readonly timeoutMs: number;
+  /** Most alerts (requests) in one batch. Default 1. */
+  readonly maxBatch?: number | undefined;
+  /** A dispatcher to use instead of the sink's own keep-alive agent (not closed by the sink). */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Wall clock, for an HTTP-date `Retry-After`. Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+  /** Longest `Retry-After` honoured. Default 10 minutes. */
+  readonly maxRetryAfterMs?: number | undefined;
+}
+
+export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
+  const { name, routingKey, severities } = options;
+  checkName(name);
+  const url = parseTargetUrl(name, "url", options.url);
+  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
+  const maxBatch = checkPositiveInteger(
+    name,
+    "maxBatch",
+    options.maxBatch ?? PAGERDUTY_DEFAULT_MAX_BATCH,
+  );
+  if (!/^\S+$/.test(routingKey)) {
+    throw new SinkConfigError(name, "routingKey is empty or holds blanks");
+  }
+  const statusPageUrl =
+    options.statusPageUrl === undefined
+      ? undefined
+      : parseTargetUrl(name, "statusPageUrl", options.statusPageUrl).href;
+  const delivery = new Delivery({
+    url,
+    flavour: "pagerduty",
+    timeoutMs,
+    dispatcher: options.dispatcher,
+    now: options.now ?? Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+    redact: createRedactor([routingKey]),
+  });
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": `${PACKAGE.name}/${PACKAGE.version}`,
+  };
+  /** Ids of alerts whose event PagerDuty accepted, oldest first (bounded). */
+  const accepted = new Set<string>();
+  const remember = (id: string): void => {
+    accepted.add(id);
+    if (accepted.size > PAGERDUTY_ACCEPTED_MEMORY) {
+      const oldest = accepted.values().next();
+      if (oldest.done !== true) accepted.delete(oldest.value);
+    }
+  };
+
+  return {
+    name,
+    kind: "pagerduty",
+    maxBatch,
+    minIntervalMs: 0,
+    async send(alerts: readonly Alert[], signal: AbortSignal): Promise<SendResult> {
+      for (const alert of alerts) {
+        if (delivery.closed) return closedResult();
+        if (accepted.has(alert.id)) continue;
+        const event = pagerDutyEvent(alert, { routingKey, severities, statusPageUrl });
+        if (event !== undefined) {
+          const result = await delivery.post(headers, JSON.stringify(event), signal);
+          // The batch stops at its first failure: later events may depend on this one (a
+          // resolve on its trigger), and the notifier sends the batch again or gives up on it.
+          if (!result.ok) return result;
+        }
+        remember(alert.id);
+      }
+      return { ok: true };
+    },
+    close: () => delivery.close(),
+  };
+}
