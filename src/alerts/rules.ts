@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../store/index.js";
+import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../sync/poll.js";
 import type { OperationSnapshot, Transition } from "../sync/transitions.js";
 import type { Alert, AlertKind } from "../store/index.js";
 
@@ -33,6 +34,16 @@ export interface SinkRoute {
   readonly drop: readonly RouteRule[];
   /** When not empty, only alerts matching one of these are sent. */
   readonly match: readonly RouteRule[];
+}
+
+/**
+ * A silence whose window is open now, as routing applies it: an alert its conditions match is
+ * not sent to the sinks it covers (every sink, when `sinks` is undefined).
+ */
+export interface OpenSilence {
+  readonly name: string;
+  readonly match: RouteRule;
+  readonly sinks: readonly string[] | undefined;
 }
 
 /** The stable id of an alert: the same transition never yields two different ids. */
@@ -98,10 +109,11 @@ export function routes(route: SinkRoute, alert: Alert): boolean {
 
 /** What became of the alerts raised earlier for the operations (see `AlertContext`). */
 export interface AlertHistory {
-  /** The alerts raised earlier for an operation still followed, with the sinks each went to. */
-  alerted(
-    operationId: string,
-  ): readonly { readonly id: string; readonly sinks: readonly string[] }[];
+  /**
+   * The alerts raised earlier for an operation still followed, with the sinks each went to and
+   * those silences kept it from.
+   */
+  alerted(operationId: string): readonly AlertedTo[];
   /** Whether `sink` gave up on the alert `alertId`. */
   deadLettered(alertId: string, sink: string): boolean;
 }
@@ -120,24 +132,83 @@ export function outboxEntries(
   nowMs: number,
   history: AlertHistory = NO_HISTORY,
 ): OutboxEntry[] {
+  return [...routeAlerts(alerts, sinks, [], nowMs, history).entries];
+}
+
+/**
+ * As `outboxEntries`, with the silences open now: a sink an open silence covers does not get
+ * an alert the silence matches, and each such (alert, sink) is listed with the silence's name.
+ * A recovery is silenced where the alert it resolves was (by the same silence, open or not).
+ */
+export function routeAlerts(
+  alerts: readonly Alert[],
+  sinks: readonly SinkRoute[],
+  silences: readonly OpenSilence[],
+  nowMs: number,
+  history: AlertHistory = NO_HISTORY,
+): RoutedAlerts {
   const entries: OutboxEntry[] = [];
+  const silenced: SilencedAlert[] = [];
   /** Sinks each alert of this batch is routed to, for a recovery later in the batch. */
   const routedNow = new Map<string, readonly string[]>();
-  const receivedBy = (alert: Alert, resolves: string): ReadonlySet<string> => {
-    const earlier = history.alerted(alert.operationId).find((a) => a.id === resolves)?.sinks ?? [];
-    const got = [...earlier, ...(routedNow.get(resolves) ?? [])];
-    return new Set(got.filter((sink) => !history.deadLettered(resolves, sink)));
-  };
+  /** Sinks silences kept each alert of this batch from, with the silence's name. */
+  const silencedNow = new Map<string, Map<string, string>>();
   for (const alert of alerts) {
-    let pending = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
+    let routed = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
+    let silencedWith = new Map<string, string>();
     if (alert.resolves !== undefined) {
-      const got = receivedBy(alert, alert.resolves);
-      pending = pending.filter((sink) => got.has(sink));
+      const resolved = resolvedBy(
+        alert.operationId,
+        alert.resolves,
+        history,
+        routedNow,
+        silencedNow,
+      );
+      silencedWith = resolved.silenced;
+      routed = routed.filter((sink) => resolved.got.has(sink) || silencedWith.has(sink));
+    }
+    const pending: string[] = [];
+    const quiet = new Map<string, string>();
+    for (const sink of routed) {
+      const silence =
+        silencedWith.get(sink) ??
+        silences.find(
+          (s) => (s.sinks === undefined || s.sinks.includes(sink)) && holds(s.match, alert),
+        )?.name;
+      if (silence === undefined) pending.push(sink);
+      else {
+        quiet.set(sink, silence);
+        silenced.push({ alert, sink, silence });
+      }
     }
     routedNow.set(alert.id, pending);
+    silencedNow.set(alert.id, quiet);
     if (pending.length > 0) entries.push({ alert, createdAtMs: nowMs, pending });
   }
-  return entries;
+  return { entries, silenced };
+}
+
+/**
+ * Where the alert `resolves` went (earlier, by `history`, or in this batch) and its sink did not
+ * give up on it, and where silences kept it from (with the silence's name).
+ */
+function resolvedBy(
+  operationId: string,
+  resolves: string,
+  history: AlertHistory,
+  routedNow: ReadonlyMap<string, readonly string[]>,
+  silencedNow: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): { got: ReadonlySet<string>; silenced: Map<string, string> } {
+  const earlier = history.alerted(operationId).find((a) => a.id === resolves);
+  const got = [...(earlier?.sinks ?? []), ...(routedNow.get(resolves) ?? [])];
+  const silenced = new Map([
+    ...(earlier?.silenced ?? []).map((q) => [q.sink, q.silence] as const),
+    ...(silencedNow.get(resolves) ?? []),
+  ]);
+  return {
+    got: new Set(got.filter((sink) => !history.deadLettered(resolves, sink))),
+    silenced,
+  };
 }
 
 function holds(rule: RouteRule, alert: Alert): boolean {

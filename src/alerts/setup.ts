@@ -3,27 +3,28 @@
  * transitions into outbox entries, and the sinks with their delivery policies.
  */
 import type { Config, ResolvedSink } from "../config/index.js";
-import type { OutboxEntry } from "../store/index.js";
-import type { AlertContext } from "../sync/index.js";
+import type { AlertContext, RoutedAlerts } from "../sync/index.js";
 import type { Transition } from "../sync/transitions.js";
 import type { Sink } from "./alert.js";
 import type { SinkPolicy } from "./delivery-plan.js";
-import { alertsFrom, outboxEntries, type SinkRoute } from "./rules.js";
+import { alertsFrom, routeAlerts, type SinkRoute } from "./rules.js";
+import { isActive } from "./silence-window.js";
 import {
+  createAlertmanagerSink,
   createPagerDutySink,
   createSlackSink,
   createWebhookSink,
-  SinkConfigError,
 } from "./sinks/index.js";
 
 /**
- * The poll's hook: alerts for the transitions, routed to the sinks (the poll leaves out history
- * counted by a backfill). With no sink there is no hook, and nothing is kept.
+ * The poll's hook: alerts for the transitions, routed to the sinks but for those that the
+ * silences open at the poll's time cover (the poll leaves out history counted by a backfill).
+ * With no sink there is no hook, and nothing is kept.
  */
 export function alertHook(
   config: Config,
   sinks: readonly ResolvedSink[],
-): ((transitions: readonly Transition[], context: AlertContext) => OutboxEntry[]) | undefined {
+): ((transitions: readonly Transition[], context: AlertContext) => RoutedAlerts) | undefined {
   if (sinks.length === 0) return undefined;
   const routes: SinkRoute[] = sinks.map(({ config: s }) => ({
     name: s.name,
@@ -36,8 +37,12 @@ export function alertHook(
     recovered: config.alerts.recovered,
     linkTemplate: config.alerts.link,
   };
-  return (transitions, context) =>
-    outboxEntries(alertsFrom(transitions, context.nowMs, rules), routes, context.nowMs, context);
+  return (transitions, context) => {
+    const alerts = alertsFrom(transitions, context.nowMs, rules);
+    if (alerts.length === 0) return { entries: [], silenced: [] };
+    const open = config.silences.filter((s) => isActive(s.window, context.nowMs));
+    return routeAlerts(alerts, routes, open, context.nowMs, context);
+  };
 }
 
 /** What the sinks take from the rest of the configuration. */
@@ -66,35 +71,46 @@ export function createSinks(
   });
 }
 
-function createSink(
-  { config: s, url, secret, routingKey }: ResolvedSink,
-  settings: SinkSettings,
-): Sink {
+function createSink(resolved: ResolvedSink, settings: SinkSettings): Sink {
+  const s = resolved.config;
   const common = {
     name: s.name,
     timeoutMs: Math.ceil(s.timeout * 1000),
     ...(s.maxBatch === undefined ? {} : { maxBatch: s.maxBatch }),
   };
-  switch (s.kind) {
+  switch (resolved.kind) {
     case "slack":
-      return createSlackSink({ ...common, webhookUrl: url });
+      return createSlackSink({ ...common, webhookUrl: resolved.url });
     case "webhook":
       return createWebhookSink({
         ...common,
-        url,
-        headers: s.headers,
-        ...(secret === undefined ? {} : { secret }),
+        url: resolved.url,
+        headers: resolved.config.headers,
+        ...(resolved.secret === undefined ? {} : { secret: resolved.secret }),
       });
     case "pagerduty":
-      if (routingKey === undefined) {
-        throw new SinkConfigError(s.name, "no routing key (set routingKeyEnv's variable)");
-      }
       return createPagerDutySink({
         ...common,
-        url,
-        routingKey,
-        severities: s.severity,
+        url: resolved.config.url,
+        routingKey: resolved.routingKey,
+        severities: resolved.config.severity,
         statusPageUrl: settings.statusPageUrl,
       });
+    case "alertmanager": {
+      const am = resolved.config;
+      return createAlertmanagerSink({
+        ...common,
+        urls: resolved.urls,
+        auth: resolved.auth,
+        firingForMs: am.failedFiringFor * 1000,
+        payload: {
+          severity: am.severity,
+          staticLabels: am.labels,
+          runbookUrls: am.runbookUrls,
+          generatorUrl: settings.statusPageUrl,
+          resendIntervalMs: Math.ceil(am.resendInterval * 1000),
+        },
+      });
+    }
   }
 }

@@ -4,8 +4,9 @@
  * each project with one request. Exit codes: 0 valid (and reachable), 1 a connection check
  * failed, 2 the configuration is invalid.
  */
+import { formatWall, windowState } from "../alerts/index.js";
 import { createApiClient, type ApiClient } from "../api/index.js";
-import { displayUrl, type Config, type WebSecurity } from "../config/index.js";
+import { displayUrl, type Config, type SilenceConfig, type WebSecurity } from "../config/index.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./command.js";
 
@@ -35,6 +36,12 @@ export const checkConfigCommand: Command = {
     out(
       `  sinks:     ${sinks.length === 0 ? "none (no alerts)" : sinks.map((s) => `${s.config.name} (${s.config.kind})`).join(", ")}`,
     );
+    if (config.silences.length === 0) out("  silences:  none");
+    else {
+      out("  silences:");
+      const now = Date.now();
+      for (const silence of config.silences) out(`    ${describeSilence(silence, now)}`);
+    }
     if (loaded.flags.connect !== true) return 0;
 
     const client = createApiClient({
@@ -79,6 +86,25 @@ async function checkProjects(
     }
   }
   return failures;
+}
+
+/** `nightly: open now, until … (window)` or when it next opens, or that it never will again. */
+function describeSilence(silence: SilenceConfig, nowMs: number): string {
+  const w = silence.window;
+  const zone = w.kind === "recurring" ? w.timeZone : "UTC";
+  const at = (ms: number) =>
+    `${new Date(ms).toISOString()}${zone === "UTC" ? "" : ` (${formatWall(ms, zone)} ${zone})`}`;
+  const state = windowState(w, nowMs);
+  const now = state.active
+    ? `open now, ${state.untilMs === undefined ? "with no end in sight (its occurrences overlap)" : `until ${at(state.untilMs)}`}`
+    : state.nextMs === undefined
+      ? "closed, and never opens again"
+      : `closed, next opens ${at(state.nextMs)}`;
+  const window =
+    w.kind === "one_off"
+      ? `one-off from ${w.start} to ${w.end}`
+      : `cron "${w.cron}" for ${w.durationSeconds} s in ${w.timeZone}`;
+  return `${silence.name}: ${now} [${window}]`;
 }
 
 /** How the HTTP server is reached: HTTP or HTTPS, and who must log in. */

@@ -8,12 +8,14 @@ import type { Config } from "./schema.js";
 
 /**
  * The settings a running exporter applies on reload: which projects it watches, where alerts
- * go and which it raises, stuck thresholds, the log level and who may reach the HTTP server.
+ * go and which it raises, the silences, stuck thresholds, the log level and who may reach the
+ * HTTP server.
  */
 export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["projects"],
   ["discoveryInterval"],
   ["sinks"],
+  ["silences"],
   ["alerts", "cancelledIsFailure"],
   ["alerts", "retrying"],
   ["alerts", "recovered"],

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { ALERT_KINDS } from "../store/index.js";
 import { durationSchema } from "./duration.js";
+import { silencesSchema } from "./silences.js";
 
 /** The real API's base address. */
 export const DEFAULT_API_URL = "https://console.neon.tech/api/v2";
@@ -109,6 +110,7 @@ export const SINK_ENVIRONMENT = {
   slack: { url: "PGCP_SLACK_WEBHOOK_URL" },
   webhook: { url: "PGCP_WEBHOOK_URL", secret: "PGCP_WEBHOOK_SECRET" },
   pagerduty: { routingKey: "PGCP_PAGERDUTY_ROUTING_KEY" },
+  alertmanager: { urls: "PGCP_ALERTMANAGER_URL" },
 } as const;
 
 /** PagerDuty's Events API v2 (EU accounts: https://events.eu.pagerduty.com/v2/enqueue). */
@@ -121,6 +123,20 @@ export type PagerDutySeverity = (typeof PAGERDUTY_SEVERITIES)[number];
 const environmentVariable = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name");
+
+/** Labels an Alertmanager sink sets itself: static labels may not use these names. */
+export const ALERTMANAGER_RESERVED_LABELS = [
+  "alertname",
+  "project_id",
+  "branch_id",
+  "endpoint_id",
+  "action",
+  "status",
+  "operation_id",
+  "severity",
+] as const;
+
+const labelValue = z.string().min(1, "must not be empty");
 
 /** What every kind of sink has: its name, routing, grouping, age limit and timeout. */
 const sinkCommon = {
@@ -168,6 +184,54 @@ const SINK_KINDS = {
       })
       .prefault({}),
   },
+  alertmanager: {
+    /** The peers' base addresses (an HA pair: each gets every alert). Not secrets. */
+    urls: z
+      .array(z.url({ protocol: /^https?$/ }))
+      .min(1)
+      .optional(),
+    /** Environment variable holding the peers' addresses, comma-separated, instead of `urls`. */
+    urlsEnv: environmentVariable.optional(),
+    /** Basic auth: environment variables holding the user name and the password. */
+    usernameEnv: environmentVariable.optional(),
+    passwordEnv: environmentVariable.optional(),
+    /** Bearer auth: environment variable holding the token. */
+    tokenEnv: environmentVariable.optional(),
+    /** How often firing alerts are sent again (Alertmanager resolves what is not re-sent). */
+    resendInterval: positiveDuration.default(60),
+    /** A failure that is never retried fires this long, then is resolved. */
+    failedFiringFor: positiveDuration.default(3_600),
+    /** The `severity` label per alert kind (a recovery resolves, it has none). */
+    severity: z
+      .strictObject({
+        operation_failed: labelValue.default("critical"),
+        operation_stuck: labelValue.default("warning"),
+        operation_retrying: labelValue.default("info"),
+      })
+      .prefault({}),
+    /** Static labels added to every alert (e.g. `team`). */
+    labels: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, "must be a Prometheus label name"),
+        labelValue,
+      )
+      .refine(
+        (labels) =>
+          !Object.keys(labels).some((k) =>
+            (ALERTMANAGER_RESERVED_LABELS as readonly string[]).includes(k),
+          ),
+        `may not set ${ALERTMANAGER_RESERVED_LABELS.join(", ")}: the sink sets them`,
+      )
+      .default({}),
+    /** The `runbook_url` annotation per alert kind. */
+    runbookUrls: z
+      .strictObject({
+        operation_failed: z.url({ protocol: /^https?$/ }).optional(),
+        operation_stuck: z.url({ protocol: /^https?$/ }).optional(),
+        operation_retrying: z.url({ protocol: /^https?$/ }).optional(),
+      })
+      .default({}),
+  },
 } as const;
 export type SinkKind = keyof typeof SINK_KINDS;
 export const SINK_KINDS_LIST = Object.keys(SINK_KINDS) as SinkKind[];
@@ -198,17 +262,26 @@ function sinkKindSchema<K extends SinkKind>(kind: K) {
 
 const sinkSchema = z.discriminatedUnion(
   "kind",
-  [sinkKindSchema("slack"), sinkKindSchema("webhook"), sinkKindSchema("pagerduty")],
+  [
+    sinkKindSchema("slack"),
+    sinkKindSchema("webhook"),
+    sinkKindSchema("pagerduty"),
+    sinkKindSchema("alertmanager"),
+  ],
   { error: `must be ${SINK_KINDS_LIST.join(", ")}` },
 );
 export type SinkConfig = z.infer<typeof sinkSchema>;
 export type SlackSinkConfig = Extract<SinkConfig, { kind: "slack" }>;
 export type WebhookSinkConfig = Extract<SinkConfig, { kind: "webhook" }>;
 export type PagerDutySinkConfig = Extract<SinkConfig, { kind: "pagerduty" }>;
+export type AlertmanagerSinkConfig = Extract<SinkConfig, { kind: "alertmanager" }>;
 
 /** A sink of `kind` named `name` with every default (the environment's shortcut sinks). */
-export function defaultSink(kind: SinkKind, name: string = kind): SinkConfig {
-  return sinkSchema.parse({ name, kind });
+export function defaultSink<K extends SinkKind>(
+  kind: K,
+  name: string = kind,
+): Extract<SinkConfig, { kind: K }> {
+  return sinkSchema.parse({ name, kind }) as Extract<SinkConfig, { kind: K }>;
 }
 
 const alertsSchema = z
@@ -293,6 +366,11 @@ export const configSchema = z
         "sink names must be unique",
       ),
     /**
+     * Quiet windows: alerts they match are not sent to the sinks they cover (`silences.ts`).
+     * Each is a one-off (`start`, `end`) or recurring (`cron`, `duration`, `timezone`) window.
+     */
+    silences: silencesSchema,
+    /**
      * The status page at `/`: `full` (projects, failures, the outbox and dead letters, with ids
      * and error texts), `summary` (counts only), or `off` (no page).
      */
@@ -336,6 +414,21 @@ export const configSchema = z
         message: "postgres needs the Postgres state store (set state.url or PGCP_STATE_URL)",
       });
     }
+    // A silence names configured sinks (with none configured, those taken from the environment).
+    const sinkNames = new Set(
+      config.sinks.length > 0 ? config.sinks.map((s) => s.name) : Object.keys(SINK_ENVIRONMENT),
+    );
+    config.silences.forEach((silence, i) => {
+      silence.sinks?.forEach((name, j) => {
+        if (!sinkNames.has(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["silences", i, "sinks", j],
+            message: `no sink is named ${name} (sinks: ${[...sinkNames].join(", ")})`,
+          });
+        }
+      });
+    });
   });
 
 export type Config = z.infer<typeof configSchema>;

@@ -72,6 +72,7 @@ export async function startExporter(
       // The one step that may refuse (TLS turned on or off) comes first: nothing changes then.
       server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
       logger.level = plan.config.log.level;
+      statusPage.setSilences(plan.config.silences);
       statusPage.setSinks(
         statusPageSinks(next.sinks),
         statusPageSecrets(config.api.key, next.sinks),
@@ -107,6 +108,7 @@ export async function startExporter(
     version: PACKAGE.version,
     apiUrl: config.api.url,
     sinks: statusPageSinks(sinks),
+    silences: config.silences,
     notReadyReason: () => ready.reason(),
     secrets: statusPageSecrets(config.api.key, sinks),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),

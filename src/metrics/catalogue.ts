@@ -564,6 +564,15 @@ export const CATALOGUE = [
     source: "events",
   },
   {
+    name: "pgcp_alerts_silenced_total",
+    type: "counter",
+    labels: ["kind", "sink"],
+    help: "Alerts not sent to a sink because a silence covering it was open (counted per alert and sink).",
+    unit: "",
+    group: "alerts",
+    source: "events",
+  },
+  {
     name: "pgcp_alert_delivery_latency_seconds",
     type: "histogram",
     labels: ["sink"],

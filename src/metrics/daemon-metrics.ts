@@ -17,6 +17,7 @@ export function daemonObserver(
   const listings = families.counter("pgcp_endpoint_listings_total");
   const discoveryFailures = families.counter("pgcp_discovery_failures_total");
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
+  const alertsSilenced = families.counter("pgcp_alerts_silenced_total");
   const anomalies = families.counter("pgcp_api_anomalies_total");
   return {
     projectsChanged() {
@@ -28,6 +29,9 @@ export function daemonObserver(
     committed(projectId, result, durationSeconds) {
       for (const { kind, count } of result.anomalies) {
         anomalies?.inc({ project: projectId, kind }, count);
+      }
+      for (const { alert, sink } of result.silenced) {
+        alertsSilenced?.inc({ kind: alert.kind, sink });
       }
       pollDurations?.observe({ result: "success" }, durationSeconds);
       commits?.inc({ result: "success" });

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
+import type { SilenceConfig } from "../config/silences.js";
 import { sinkSecrets, type ResolvedSink } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
@@ -19,6 +20,8 @@ export interface StatusPageOptions {
   readonly apiUrl: string;
   /** The configured sinks: names and kinds only (never their URLs). */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
+  /** The configured silences (`silences:`), shown with whether each is open now. */
+  readonly silences?: readonly SilenceConfig[];
   readonly notReadyReason: () => string | undefined;
   /**
    * Values that must never be shown (API key, sink URLs, signing secrets): removed from any
@@ -49,6 +52,8 @@ export interface StatusPage {
    * ones stay among them, since texts kept from before may hold them.
    */
   setSinks(sinks: StatusPageOptions["sinks"], secrets: readonly string[]): void;
+  /** Shows reloaded silences from now on. */
+  setSilences(silences: readonly SilenceConfig[]): void;
 }
 
 export function createStatusPage(options: StatusPageOptions): StatusPage {
@@ -62,6 +67,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
   let secrets = (options.secrets ?? []).filter((s) => s !== "");
   let redact = createRedactor(secrets);
   let sinks = options.sinks;
+  let silences = options.silences ?? [];
   const view = (): StatusView =>
     statusView({
       source: options.projects,
@@ -69,6 +75,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       version: options.version,
       apiUrl: options.apiUrl,
       sinks,
+      silences,
       notReadyReason: options.notReadyReason,
       redact,
       now,
@@ -81,6 +88,9 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       sinks = next;
       secrets = [...new Set([...secrets, ...nextSecrets.filter((s) => s !== "")])];
       redact = createRedactor(secrets);
+    },
+    setSilences(next) {
+      silences = next;
     },
     handler: (req, res) => {
       let body: string;

@@ -5,7 +5,7 @@
  */
 import type { ProjectState } from "../store/index.js";
 import type { DaemonObserver, PollResult } from "../sync/index.js";
-import { STATUS_LIMITS, type FailureView } from "./view.js";
+import { STATUS_LIMITS, type FailureView, type SilencedView } from "./view.js";
 
 /** What the tracker remembers about one project. */
 export interface TrackedProject {
@@ -20,11 +20,20 @@ export class StatusTracker implements DaemonObserver {
   readonly #projects = new Map<string, MutableTracked>();
   readonly #now: () => number;
   readonly #failuresKept: number;
+  readonly #silencedKept: number;
   #discoveryError: { atMs: number; error: unknown } | undefined;
+  /** Alerts silences kept from sinks, newest first, at most `silencedKept` (all projects). */
+  #silenced: SilencedView[] = [];
 
-  constructor(options: { now?: () => number; failuresKept?: number } = {}) {
+  constructor(options: { now?: () => number; failuresKept?: number; silencedKept?: number } = {}) {
     this.#now = options.now ?? Date.now;
     this.#failuresKept = options.failuresKept ?? STATUS_LIMITS.failuresKept;
+    this.#silencedKept = options.silencedKept ?? STATUS_LIMITS.silencedKept;
+  }
+
+  /** Recently silenced alerts, newest first: one per alert and silence, with its sinks. */
+  get silenced(): readonly SilencedView[] {
+    return this.#silenced;
   }
 
   get(projectId: string): TrackedProject | undefined {
@@ -63,6 +72,7 @@ export class StatusTracker implements DaemonObserver {
   committed(projectId: string, result: PollResult): void {
     const p = this.#project(projectId);
     const now = this.#now();
+    this.#rememberSilenced(projectId, result, now);
     for (const t of result.transitions) {
       if (t.kind !== "ended" || (t.status !== "failed" && t.status !== "error")) continue;
       this.#remember(p, {
@@ -79,6 +89,29 @@ export class StatusTracker implements DaemonObserver {
 
   discoveryFailed(error: unknown): void {
     this.#discoveryError = { atMs: this.#now(), error };
+  }
+
+  #rememberSilenced(projectId: string, result: PollResult, now: number): void {
+    if (result.silenced.length === 0) return;
+    const fresh = new Map<string, SilencedView>();
+    for (const { alert, sink, silence } of result.silenced) {
+      const key = JSON.stringify([alert.id, silence]);
+      const seen = fresh.get(key);
+      fresh.set(key, {
+        projectId,
+        kind: alert.kind,
+        operationId: alert.operationId,
+        action: alert.action,
+        status: alert.status,
+        sinks: [...(seen?.sinks ?? []), sink],
+        silence,
+        atMs: now,
+      });
+    }
+    this.#silenced = [...[...fresh.values()].reverse(), ...this.#silenced].slice(
+      0,
+      this.#silencedKept,
+    );
   }
 
   /** Adds a failure at the front, unless the same failure is already remembered. */

@@ -14,7 +14,9 @@
  * names only, the API URL without credentials or query, and free texts from outside (operation
  * errors, poll errors) pass through a redactor that knows the secrets, as a last line of defence.
  */
+import { windowState } from "../alerts/silence-window.js";
 import { displayUrl } from "../config/display-url.js";
+import type { SilenceConfig, SilenceWindow } from "../config/silences.js";
 import { isEndStatus } from "../contract/index.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
 import type { ProjectView } from "../sync/index.js";
@@ -36,6 +38,8 @@ export interface StatusLimits {
   readonly textChars: number;
   /** A project whose newest failure is younger than this is listed among the problems. */
   readonly recentFailureMs: number;
+  /** Recently silenced alerts remembered and listed (all projects, newest kept). */
+  readonly silencedKept: number;
 }
 
 export const STATUS_LIMITS: StatusLimits = {
@@ -46,6 +50,7 @@ export const STATUS_LIMITS: StatusLimits = {
   deadLettersShown: 10,
   textChars: 500,
   recentFailureMs: 3_600_000,
+  silencedKept: 20,
 };
 
 /** Where a project stands, worst first. */
@@ -71,6 +76,35 @@ export interface FailureView {
   readonly atMs: number;
   /** When the exporter found out (epoch ms). */
   readonly detectedAtMs: number;
+}
+
+/** An alert that a silence kept from one or more sinks. */
+export interface SilencedView {
+  readonly projectId: string;
+  readonly kind: string;
+  readonly operationId: string;
+  readonly action: string;
+  readonly status: string;
+  readonly sinks: readonly string[];
+  /** The silence's name. */
+  readonly silence: string;
+  /** When the poll that raised it was committed (epoch ms). */
+  readonly atMs: number;
+}
+
+/** A configured silence, and whether its window is open now. */
+export interface SilenceStatus {
+  readonly name: string;
+  readonly comment: string | undefined;
+  readonly window: SilenceWindow;
+  /** The sinks it covers; undefined: all. */
+  readonly sinks: readonly string[] | undefined;
+  /** Its match conditions, as `projects: a, b; kinds: operation_failed` (empty: every alert). */
+  readonly conditions: string;
+  readonly active: boolean;
+  /** Open: when it closes (undefined: occurrences run on). Closed: when it next opens. */
+  readonly untilMs: number | undefined;
+  readonly nextMs: number | undefined;
 }
 
 export interface OpenOperationView {
@@ -161,6 +195,10 @@ export interface StatusView {
   readonly sinks: readonly SinkStatus[];
   /** Newest first; at most `limits.deadLettersShown`. */
   readonly deadLetters: readonly DeadLetterView[];
+  /** The configured silences, as they stand now. */
+  readonly silences: readonly SilenceStatus[];
+  /** Recently silenced alerts, newest first; at most `limits.silencedKept`. */
+  readonly silenced: readonly SilencedView[];
   readonly limits: StatusLimits;
 }
 
@@ -246,6 +284,8 @@ export interface StatusViewOptions {
   readonly apiUrl: string;
   /** The configured sinks: names and kinds only. */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
+  /** The configured silences (none: the page shows none). */
+  readonly silences?: readonly SilenceConfig[];
   readonly notReadyReason: () => string | undefined;
   /** Applied to every free text from outside (error messages, reasons) before it is shown. */
   readonly redact?: (text: string) => string;
@@ -381,7 +421,27 @@ export function statusView(options: StatusViewOptions): StatusView {
       deadLetters: s.dead,
     })),
     deadLetters: recentDead.items(),
+    silences: (options.silences ?? []).map((silence) => silenceStatus(silence, now)),
+    silenced: tracker.silenced,
     limits,
+  };
+}
+
+function silenceStatus(silence: SilenceConfig, nowMs: number): SilenceStatus {
+  const state = windowState(silence.window, nowMs);
+  const conditions = Object.entries(silence.match)
+    .filter((entry): entry is [string, readonly string[]] => entry[1] !== undefined)
+    .map(([key, values]) => `${key}: ${values.join(", ")}`)
+    .join("; ");
+  return {
+    name: silence.name,
+    comment: silence.comment,
+    window: silence.window,
+    sinks: silence.sinks,
+    conditions,
+    active: state.active,
+    untilMs: state.active ? state.untilMs : undefined,
+    nextMs: state.active ? undefined : state.nextMs,
   };
 }
 

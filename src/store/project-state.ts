@@ -64,10 +64,20 @@ export const trackedOperationSchema = z.object({
   /** The list cursor of the page the operation was last read on (absent: the first page). */
   cursor: optionalString,
   /**
-   * Alerts raised for the operation while it is followed, each with the sinks it was routed to:
-   * a recovery goes only where the alert it resolves went. Absent when there are none.
+   * Alerts raised for the operation while it is followed, each with the sinks it was routed to
+   * and those a silence kept it from (by the silence's name, absent when none): a recovery goes
+   * only where the alert it resolves went, and is silenced where that alert was. Absent when
+   * there are none.
    */
-  alerted: z.array(z.object({ id: z.string(), sinks: z.array(z.string()) })).optional(),
+  alerted: z
+    .array(
+      z.object({
+        id: z.string(),
+        sinks: z.array(z.string()),
+        silenced: z.array(z.object({ sink: z.string(), silence: z.string() })).optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** Counter totals of end-state arrivals of one (action, status). */

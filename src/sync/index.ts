@@ -14,9 +14,12 @@ export * from "./position.js";
 export {
   poll,
   type AlertContext,
+  type AlertedTo,
   type OperationsSource,
   type PollOptions,
   type PollResult,
+  type RoutedAlerts,
+  type SilencedAlert,
 } from "./poll.js";
 export * from "./project-sync.js";
 export { WalkError, type WalkErrorKind, type WalkAnomalyKind } from "./walk.js";

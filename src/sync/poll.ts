@@ -13,6 +13,7 @@ import type { Operation, OperationsPage } from "../contract/index.js";
 import {
   STATE_FORMAT,
   STATE_VERSION,
+  type Alert,
   type OutboxEntry,
   type Backfill,
   type Position,
@@ -74,7 +75,23 @@ export interface PollOptions extends TrackerOptions {
    * Turns a poll's transitions into alerts for the outbox (committed with the checkpoint).
    * History counted by a backfill is not handed over: it is not happening now.
    */
-  readonly alertsFor?: (transitions: readonly Transition[], context: AlertContext) => OutboxEntry[];
+  readonly alertsFor?: (transitions: readonly Transition[], context: AlertContext) => RoutedAlerts;
+}
+
+/** What the alert hook made of a poll's transitions. */
+export interface RoutedAlerts {
+  /** New alerts for the outbox, each with the sinks it goes to. */
+  readonly entries: readonly OutboxEntry[];
+  /** Each (alert, sink) an open silence kept from the sink (`silences:` in the config). */
+  readonly silenced: readonly SilencedAlert[];
+}
+
+/** An alert a silence kept from one sink. */
+export interface SilencedAlert {
+  readonly alert: Alert;
+  readonly sink: string;
+  /** The silence's name. */
+  readonly silence: string;
 }
 
 export interface AlertContext {
@@ -90,6 +107,8 @@ export interface AlertContext {
 export interface AlertedTo {
   readonly id: string;
   readonly sinks: readonly string[];
+  /** The sinks a silence kept it from, with the silence's name. */
+  readonly silenced?: readonly { readonly sink: string; readonly silence: string }[] | undefined;
 }
 
 /** Most alerts remembered per followed operation (the newest). */
@@ -103,6 +122,8 @@ export interface PollResult {
   readonly state: ProjectState;
   /** New alerts for the outbox, raised by this poll's transitions. */
   readonly alerts: readonly OutboxEntry[];
+  /** Alerts this poll raised that silences kept from sinks (each alert once per sink). */
+  readonly silenced: readonly SilencedAlert[];
   readonly transitions: readonly Transition[];
   /** Requests made (pages and single reads). */
   readonly requests: number;
@@ -284,18 +305,27 @@ export async function poll(
   const deadLetters = new Set(
     (previous?.deadLetters ?? []).map((d) => JSON.stringify([d.alert.id, d.sink])),
   );
-  const alerts =
-    options.alertsFor?.(alertable, {
-      nowMs,
-      alerted: (id) => alerted.get(id) ?? [],
-      deadLettered: (alertId, sink) => deadLetters.has(JSON.stringify([alertId, sink])),
-    }) ?? [];
-  for (const { alert, pending } of alerts) {
+  const { entries: alerts, silenced } = options.alertsFor?.(alertable, {
+    nowMs,
+    alerted: (id) => alerted.get(id) ?? [],
+    deadLettered: (alertId, sink) => deadLetters.has(JSON.stringify([alertId, sink])),
+  }) ?? { entries: [], silenced: [] };
+  // Where each alert went, and where silences kept it from: its recovery follows it.
+  const silencedFrom = new Map<string, { sink: string; silence: string }[]>();
+  for (const { alert, sink, silence } of silenced) {
+    silencedFrom.set(alert.id, [...(silencedFrom.get(alert.id) ?? []), { sink, silence }]);
+  }
+  const raised = new Map([...alerts, ...silenced].map(({ alert }) => [alert.id, alert]));
+  const pendingOf = new Map(alerts.map((e) => [e.alert.id, e.pending]));
+  for (const alert of raised.values()) {
     const before = alerted.get(alert.operationId) ?? [];
-    alerted.set(
-      alert.operationId,
-      [...before, { id: alert.id, sinks: pending }].slice(-ALERTED_KEPT),
-    );
+    const quiet = silencedFrom.get(alert.id);
+    const to: AlertedTo = {
+      id: alert.id,
+      sinks: pendingOf.get(alert.id) ?? [],
+      ...(quiet === undefined ? {} : { silenced: quiet }),
+    };
+    alerted.set(alert.operationId, [...before, to].slice(-ALERTED_KEPT));
   }
 
   const state: ProjectState = {
@@ -321,6 +351,7 @@ export async function poll(
   return {
     state,
     alerts,
+    silenced,
     transitions,
     requests,
     catchingUp: nextSegment !== null,
@@ -452,6 +483,12 @@ function toStored(t: Followed, alerted: readonly AlertedTo[]): ProjectState["tra
   if (t.watchUntilMs !== undefined) stored.watchUntilMs = t.watchUntilMs;
   if (t.stuckStatus !== undefined) stored.stuckStatus = t.stuckStatus;
   if (t.cursor !== undefined) stored.cursor = t.cursor;
-  if (alerted.length > 0) stored.alerted = alerted.map((a) => ({ id: a.id, sinks: [...a.sinks] }));
+  if (alerted.length > 0) {
+    stored.alerted = alerted.map((a) => ({
+      id: a.id,
+      sinks: [...a.sinks],
+      ...(a.silenced === undefined ? {} : { silenced: a.silenced.map((q) => ({ ...q })) }),
+    }));
+  }
   return stored;
 }

@@ -71,4 +71,8 @@ it("has examples that are valid once uncommented", async () => {
   expect(config.state.url).toMatch(/^postgres:\/\//);
   expect(config.web.configFile).toBe("/etc/pgcp-exporter/web.yml");
   expect(config.alerts.link).toContain("{project_id}");
+  expect(config.silences.map((s) => [s.name, s.window.kind])).toEqual([
+    ["fleet-migration", "one_off"],
+    ["nightly-maintenance", "recurring"],
+  ]);
 });

@@ -176,6 +176,7 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
   return {
     state: s,
     alerts: [],
+    silenced: [],
     anomalies: [],
     transitions,
     requests: 1,

@@ -51,7 +51,7 @@ it("counts only the window when the backfill walk spans several polls", async ()
     maxPagesPerPoll: 1,
     alertsFor: (transitions) => {
       alertable.push(...transitions.map((t) => t.kind));
-      return [];
+      return { entries: [], silenced: [] };
     },
   });
   const sync = new ProjectSync(projectId, store, client, options);

@@ -139,6 +139,7 @@ export function pollResult(state: ProjectState): PollResult {
   return {
     state,
     alerts: [],
+    silenced: [],
     anomalies: [],
     transitions: [],
     requests: 1,

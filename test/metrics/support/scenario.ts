@@ -56,7 +56,10 @@ export function feedEverything(metrics: ExporterMetrics): void {
   );
   metrics.committed(
     "p-beta",
-    pollResult(projectState("p-beta", { catchingUp: true, committedAtMs: T0_MS + 5000 })),
+    {
+      ...pollResult(projectState("p-beta", { catchingUp: true, committedAtMs: T0_MS + 5000 })),
+      silenced: [{ alert: alert("p-beta", "a-5"), sink: "slack", silence: "nightly" }],
+    },
     0.3,
   );
   metrics.pollFailed("p-alpha", new Error("503"), 1.5);
