@@ -15,6 +15,7 @@ export const SECRET_VARIABLES: readonly string[] = [
   SINK_ENVIRONMENT.webhook.url,
   SINK_ENVIRONMENT.webhook.secret,
   SINK_ENVIRONMENT.pagerduty.routingKey,
+  SINK_ENVIRONMENT.alertmanager.urls,
 ];
 
 /** The variables the configured sinks read their secrets from (URL, signing secret, routing key). */
@@ -30,6 +31,11 @@ export function sinkVariables(config: Config): string[] {
         ];
       case "pagerduty":
         return [s.routingKeyEnv ?? SINK_ENVIRONMENT.pagerduty.routingKey];
+      case "alertmanager":
+        return [
+          ...(s.urls === undefined ? [s.urlsEnv ?? SINK_ENVIRONMENT.alertmanager.urls] : []),
+          ...[s.usernameEnv, s.passwordEnv, s.tokenEnv].filter((v) => v !== undefined),
+        ];
     }
   });
 }

@@ -8,29 +8,56 @@ import {
   defaultSink,
   SINK_ENVIRONMENT,
   SINK_KINDS_LIST,
+  type AlertmanagerSinkConfig,
   type Config,
+  type PagerDutySinkConfig,
   type SinkConfig,
   type SinkKind,
+  type SlackSinkConfig,
+  type WebhookSinkConfig,
 } from "./schema.js";
 
-export interface ResolvedSink {
-  readonly config: SinkConfig;
-  /**
-   * Where the sink posts: a Slack or webhook URL (a secret, from the environment), or PagerDuty's
-   * events URL (not one: from the configuration).
-   */
-  readonly url: string;
-  /** The webhook's HMAC signing secret, when one is set. */
-  readonly secret: string | undefined;
-  /** A pagerduty sink's routing (integration) key: a secret. */
-  readonly routingKey?: string | undefined;
-}
+/** A sink's configuration with the secrets it needs, by kind (`kind` is its config's). */
+export type ResolvedSink =
+  | {
+      readonly kind: "slack";
+      readonly config: SlackSinkConfig;
+      /** The incoming-webhook URL: a secret. */
+      readonly url: string;
+    }
+  | {
+      readonly kind: "webhook";
+      readonly config: WebhookSinkConfig;
+      /** A secret. */
+      readonly url: string;
+      /** The HMAC signing secret, when one is set. */
+      readonly secret: string | undefined;
+    }
+  | {
+      readonly kind: "pagerduty";
+      readonly config: PagerDutySinkConfig;
+      /** The integration's routing key: a secret. */
+      readonly routingKey: string;
+    }
+  | {
+      readonly kind: "alertmanager";
+      readonly config: AlertmanagerSinkConfig;
+      /** The peers' base addresses. */
+      readonly urls: readonly string[];
+      readonly auth: SinkAuth | undefined;
+    };
+
+/** How a sink authenticates to its receiver (Alertmanager): from the environment. */
+export type SinkAuth =
+  | { readonly kind: "basic"; readonly username: string; readonly password: string }
+  | { readonly kind: "bearer"; readonly token: string };
 
 /** The variable whose presence makes a sink of each kind when no sink is configured. */
 const SHORTCUT_VARIABLE: Readonly<Record<SinkKind, string>> = {
   slack: SINK_ENVIRONMENT.slack.url,
   webhook: SINK_ENVIRONMENT.webhook.url,
   pagerduty: SINK_ENVIRONMENT.pagerduty.routingKey,
+  alertmanager: SINK_ENVIRONMENT.alertmanager.urls,
 };
 
 /**
@@ -65,19 +92,20 @@ function resolveSink(sink: SinkConfig, env: NodeJS.ProcessEnv): ResolvedSink | s
     if (!/^\S+$/.test(routingKey)) {
       return `routingKeyEnv: ${routingKeyEnv} holds blanks (a routing key has none)`;
     }
-    return { config: sink, url: sink.url, secret: undefined, routingKey };
+    return { kind: "pagerduty", config: sink, routingKey };
   }
+  if (sink.kind === "alertmanager") return resolveAlertmanager(sink, env);
   const urlEnv = sink.urlEnv ?? SINK_ENVIRONMENT[sink.kind].url;
   const url = env[urlEnv] ?? "";
   if (url === "") return `urlEnv: environment variable ${urlEnv} is not set`;
   if (!isHttpUrl(url)) return `urlEnv: ${urlEnv} does not hold an http(s) URL`;
-  if (sink.kind === "slack") return { config: sink, url, secret: undefined };
+  if (sink.kind === "slack") return { kind: "slack", config: sink, url };
   const secretEnv = sink.secretEnv ?? SINK_ENVIRONMENT.webhook.secret;
   const secret = env[secretEnv] === "" ? undefined : env[secretEnv];
   if (sink.secretEnv !== undefined && secret === undefined) {
     return `secretEnv: environment variable ${secretEnv} is not set`;
   }
-  return { config: sink, url, secret };
+  return { kind: "webhook", config: sink, url, secret };
 }
 
 /**
@@ -86,20 +114,80 @@ function resolveSink(sink: SinkConfig, env: NodeJS.ProcessEnv): ResolvedSink | s
  * and query), a signing secret, custom header values, a routing key.
  */
 export function sinkSecrets(sink: ResolvedSink): string[] {
-  const out: string[] = [];
-  if (sink.config.kind !== "pagerduty") {
-    out.push(sink.url);
-    try {
-      const url = new URL(sink.url);
-      out.push(url.pathname + url.search);
-    } catch {
-      // Not a URL: the whole value is listed already.
-    }
+  switch (sink.kind) {
+    case "slack":
+      return urlSecrets(sink.url);
+    case "webhook":
+      return [
+        ...urlSecrets(sink.url),
+        ...(sink.secret === undefined ? [] : [sink.secret]),
+        ...Object.values(sink.config.headers),
+      ];
+    case "pagerduty":
+      return [sink.routingKey];
+    case "alertmanager":
+      if (sink.auth === undefined) return [];
+      return sink.auth.kind === "basic" ? [sink.auth.password] : [sink.auth.token];
   }
-  if (sink.config.kind === "webhook") out.push(...Object.values(sink.config.headers));
-  if (sink.secret !== undefined) out.push(sink.secret);
-  if (sink.routingKey !== undefined) out.push(sink.routingKey);
-  return out;
+}
+
+/** A secret URL, whole and its path and query. */
+function urlSecrets(url: string): string[] {
+  try {
+    const parsed = new URL(url);
+    return [url, parsed.pathname + parsed.search];
+  } catch {
+    return [url];
+  }
+}
+
+/** An Alertmanager sink's peers (from `urls`, or its variable) and its credentials. */
+function resolveAlertmanager(
+  sink: AlertmanagerSinkConfig,
+  env: NodeJS.ProcessEnv,
+): ResolvedSink | string {
+  let urls: string[];
+  if (sink.urls !== undefined) {
+    if (sink.urlsEnv !== undefined)
+      return "urlsEnv: give the peers in urls or in urlsEnv, not both";
+    urls = sink.urls;
+  } else {
+    const urlsEnv = sink.urlsEnv ?? SINK_ENVIRONMENT.alertmanager.urls;
+    urls = (env[urlsEnv] ?? "")
+      .split(",")
+      .map((u) => u.trim())
+      .filter((u) => u !== "");
+    if (urls.length === 0) return `urlsEnv: environment variable ${urlsEnv} is not set`;
+    if (!urls.every(isHttpUrl))
+      return `urlsEnv: ${urlsEnv} holds something other than http(s) URLs`;
+  }
+  if (urls.some((u) => new URL(u).username !== "" || new URL(u).password !== "")) {
+    return "urls: a peer's address may not carry credentials (use usernameEnv and passwordEnv)";
+  }
+  const missing = (["usernameEnv", "passwordEnv", "tokenEnv"] as const).find((key) => {
+    const name = sink[key];
+    return name !== undefined && (env[name] ?? "") === "";
+  });
+  if (missing !== undefined) {
+    return `${missing}: environment variable ${String(sink[missing])} is not set`;
+  }
+  const value = (name: string | undefined) => (name === undefined ? undefined : env[name]);
+  const username = value(sink.usernameEnv);
+  const password = value(sink.passwordEnv);
+  const token = value(sink.tokenEnv);
+  if ((username === undefined) !== (password === undefined)) {
+    return "usernameEnv: basic auth needs both usernameEnv and passwordEnv";
+  }
+  if (token !== undefined && username !== undefined) {
+    return "tokenEnv: use basic auth or a bearer token, not both";
+  }
+  const auth: SinkAuth | undefined =
+    token !== undefined
+      ? { kind: "bearer", token }
+      : username !== undefined && password !== undefined
+        ? { kind: "basic", username, password }
+        : undefined;
+  return { kind: "alertmanager", config: sink, urls, auth };
 }
 
 function isHttpUrl(value: string): boolean {

@@ -260,6 +260,7 @@ describe("the status view", () => {
       notReadyReason: () => undefined,
       secrets: statusPageSecrets("sk-live-SECRET-123", [
         {
+          kind: "webhook",
           url: "https://hooks.example/T0/SECRETPATH",
           secret: "signing-SECRET",
           config: defaultSink("webhook"),

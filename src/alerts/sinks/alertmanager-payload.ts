@@ -19,25 +19,13 @@ export const ALERT_NAMES: Readonly<Record<FiringKind, string>> = {
   operation_retrying: "PgcpOperationRetrying",
 };
 
-/** Labels the sink sets itself: static labels may not use these names. */
-export const RESERVED_LABELS = [
-  "alertname",
-  "project_id",
-  "branch_id",
-  "endpoint_id",
-  "action",
-  "status",
-  "operation_id",
-  "severity",
-] as const;
-
 export interface AlertmanagerPayloadOptions {
   /** The `severity` label, by kind. */
   readonly severity: Readonly<Record<FiringKind, string>>;
   /** Added to every alert's labels. */
   readonly staticLabels: Readonly<Record<string, string>>;
   /** The `runbook_url` annotation, by kind, when configured. */
-  readonly runbookUrls: Readonly<Partial<Record<FiringKind, string>>>;
+  readonly runbookUrls: Readonly<Partial<Record<FiringKind, string | undefined>>>;
   /** Where a person sees the exporter's view of it (its status page), when known. */
   readonly generatorUrl: string | undefined;
   /** How often firing alerts are re-sent: a firing alert's `endsAt` is four of these ahead. */

@@ -6,6 +6,7 @@
  * bearer token come from the environment and never leave this module.
  */
 import type { Dispatcher } from "undici";
+import type { SinkAuth } from "../../config/index.js";
 import type { Alert, FiringAlert } from "../../store/index.js";
 import type { FiringKeeper, SendContext, SendResult, Sink } from "../alert.js";
 import {
@@ -20,9 +21,7 @@ import { createRedactor, urlSecrets } from "./redact.js";
 
 export const ALERTMANAGER_DEFAULT_MAX_BATCH = 100;
 
-export type AlertmanagerAuth =
-  | { readonly kind: "basic"; readonly username: string; readonly password: string }
-  | { readonly kind: "bearer"; readonly token: string };
+export type AlertmanagerAuth = SinkAuth;
 
 export interface AlertmanagerSinkOptions {
   readonly name: string;

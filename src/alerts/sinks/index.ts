@@ -17,6 +17,18 @@ export {
   type WebhookSinkOptions,
 } from "./webhook-sink.js";
 export {
+  ALERTMANAGER_DEFAULT_MAX_BATCH,
+  createAlertmanagerSink,
+  type AlertmanagerSinkOptions,
+} from "./alertmanager-sink.js";
+export {
+  ALERT_NAMES,
+  deliveryPayload,
+  refreshPayload,
+  type AlertmanagerPayloadOptions,
+  type PostableAlert,
+} from "./alertmanager-payload.js";
+export {
   createPagerDutySink,
   PAGERDUTY_DEFAULT_MAX_BATCH,
   type PagerDutySinkOptions,
