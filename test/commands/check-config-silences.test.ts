@@ -45,7 +45,7 @@ it("prints each silence: open until when, when it next opens, or never again", a
   expect(run.stdout).toContain("    far-off: closed, next opens 2998-06-01T20:00:00.000Z [");
   // 12:30 in Berlin on a 29 February (winter time: 11:30Z), whichever leap year comes next.
   expect(run.stdout).toMatch(
-    /    leap-day: closed, next opens \d{4}-02-29T11:30:00\.000Z \(\d{4}-02-29 12:30 Europe\/Berlin\) \[cron "30 12 29 2 \*" for 3600 s in Europe\/Berlin\]/,
+    /^ {4}leap-day: closed, next opens \d{4}-02-29T11:30:00\.000Z \(\d{4}-02-29 12:30 Europe\/Berlin\) \[cron "30 12 29 2 \*" for 3600 s in Europe\/Berlin\]/m,
   );
 });
 
