@@ -29,7 +29,7 @@ export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file
   --log-format FORMAT  json, pretty, or auto (pretty in a terminal; the default)
 
 Secrets are read from the environment only: PGCP_API_KEY, PGCP_SLACK_WEBHOOK_URL,
-PGCP_WEBHOOK_URL, PGCP_WEBHOOK_SECRET.
+PGCP_WEBHOOK_URL, PGCP_WEBHOOK_SECRET, PGCP_PAGERDUTY_ROUTING_KEY.
 Precedence: configuration file, then environment variables, then flags.`;
 
 const CONFIG_FLAGS = {

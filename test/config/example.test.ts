@@ -65,12 +65,18 @@ it("has examples that are valid once uncommented", async () => {
     PGCP_SLACK_WEBHOOK_URL: "https://hooks.slack.example/services/T/B/X",
     PGCP_WEBHOOK_URL: "https://hooks.example/pgcp",
     PGCP_WEBHOOK_SECRET: "s",
+    PGCP_PAGERDUTY_ROUTING_KEY: "R0UTINGKEY0123456789abcdefABCDEF",
   };
   const config = await loadConfig({ file, env });
-  expect(resolveSinks(config, env).map((s) => s.config.name)).toEqual(["slack", "oncall-webhook"]);
+  expect(resolveSinks(config, env).map((s) => s.config.name)).toEqual([
+    "slack",
+    "oncall-webhook",
+    "pagerduty",
+  ]);
   expect(config.state.url).toMatch(/^postgres:\/\//);
   expect(config.web.configFile).toBe("/etc/pgcp-exporter/web.yml");
   expect(config.alerts.link).toContain("{project_id}");
+  expect(config.alerts.statusPageUrl).toMatch(/^https:\/\//);
   expect(config.silences.map((s) => [s.name, s.window.kind])).toEqual([
     ["fleet-migration", "one_off"],
     ["nightly-maintenance", "recurring"],
