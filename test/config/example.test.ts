@@ -72,6 +72,7 @@ it("has examples that are valid once uncommented", async () => {
     "slack",
     "oncall-webhook",
     "pagerduty",
+    "alertmanager",
   ]);
   expect(config.state.url).toMatch(/^postgres:\/\//);
   expect(config.web.configFile).toBe("/etc/pgcp-exporter/web.yml");
