@@ -235,7 +235,7 @@ function validate(request: ReceivedRequest): { event?: PagerDutyEventIn; errors?
       const { summary, source, severity, timestamp } = payload;
       if (typeof summary !== "string" || summary.trim() === "") {
         errors.push("'payload.summary' is missing or blank");
-      } else if ([...summary].length > 1024) {
+      } else if (characters(summary) > 1024) {
         errors.push("'payload.summary' is longer than 1024 characters");
       }
       if (typeof source !== "string" || source.trim() === "") {
@@ -275,6 +275,11 @@ function validate(request: ReceivedRequest): { event?: PagerDutyEventIn; errors?
     }
   }
   return errors.length > 0 ? { errors } : { event: body as unknown as PagerDutyEventIn };
+}
+
+/** Characters (code points), as PagerDuty counts them. */
+function characters(text: string): number {
+  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "_").length;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -197,7 +197,7 @@ function pagerDutyRefusal(body: string): string | undefined {
   const text = list.length === 0 ? head : `${head} (${list.join("; ")})`.trim();
   // One line of printable text: no control characters from outside reach a log or the page.
   const flat = text
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+    .replace(/\p{Cc}+/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (flat === "") return undefined;

@@ -5,11 +5,11 @@ import {
   PAGERDUTY_LIMITS,
   type PagerDutyTrigger,
 } from "../../../src/alerts/sinks/index.js";
-import { defaultSink, type PagerDutySinkConfig } from "../../../src/config/index.js";
+import { defaultSink } from "../../../src/config/index.js";
 import { makeAlert, mixedBatch, PROJECT } from "./fixtures.js";
 
 const ROUTING_KEY = "R0UTINGKEY0123456789abcdefABCDEF";
-const severities = (defaultSink("pagerduty") as PagerDutySinkConfig).severity;
+const severities = defaultSink("pagerduty").severity;
 const options = { routingKey: ROUTING_KEY, severities };
 
 function trigger(event: ReturnType<typeof pagerDutyEvent>): PagerDutyTrigger {

@@ -6,11 +6,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Sink } from "../../../src/alerts/alert.js";
 import {
+  classifyPagerDutyReply,
   createPagerDutySink,
   SinkConfigError,
   type PagerDutySinkOptions,
 } from "../../../src/alerts/sinks/index.js";
-import { defaultSink, type PagerDutySinkConfig } from "../../../src/config/index.js";
+import { defaultSink } from "../../../src/config/index.js";
 import { PACKAGE } from "../../../src/version.js";
 import {
   startPagerDutyReceiver,
@@ -19,7 +20,7 @@ import {
 import { makeAlert, mixedBatch } from "./fixtures.js";
 
 const ROUTING_KEY = "PDR0UTINGKEYSECRET0123456789abcd";
-const severities = (defaultSink("pagerduty") as PagerDutySinkConfig).severity;
+const severities = defaultSink("pagerduty").severity;
 const never = new AbortController().signal;
 
 let pd: PagerDutyReceiver;
@@ -103,11 +104,11 @@ describe("PagerDuty sink", () => {
     });
     const echoed = await pagerduty().send([makeAlert()], never);
     expect(echoed).toMatchObject({ ok: false, permanent: true });
-    const text = JSON.stringify(echoed);
-    expect(text).not.toContain(ROUTING_KEY);
-    expect(echoed.ok === false && echoed.deadLetterReason).toBe(
-      "HTTP 400 Event object is invalid (routing key [redacted] is disabled; second)",
-    );
+    expect(JSON.stringify(echoed)).not.toContain(ROUTING_KEY);
+    expect(echoed).toMatchObject({
+      deadLetterReason:
+        "HTTP 400 Event object is invalid (routing key [redacted] is disabled; second)",
+    });
     expect(pd.incidents).toEqual([]);
   });
 
@@ -184,5 +185,30 @@ describe("PagerDuty sink", () => {
       expect(error).toBeInstanceOf(SinkConfigError);
       expect((error as Error).message).not.toContain("PDR0UTINGKEYSECRET");
     }
+  });
+
+  it("reads PagerDuty's 400 body whatever it holds, on one line and bounded", () => {
+    const reply = (body: string) =>
+      classifyPagerDutyReply({ status: 400, headers: {}, body }, { nowMs: 0 });
+    expect(reply("<html>bad gateway</html>")).toEqual({
+      ok: false,
+      reason: "client_error",
+      permanent: true,
+      detail: "HTTP 400",
+      deadLetterReason: "HTTP 400",
+    });
+    expect(reply(JSON.stringify({ message: "Event object is invalid" }))).toMatchObject({
+      deadLetterReason: "HTTP 400 Event object is invalid",
+    });
+    expect(reply(JSON.stringify({ errors: ["a\u0007b", 42, "c\r\nd"] }))).toMatchObject({
+      deadLetterReason: "HTTP 400 (a b; c d)",
+    });
+    const long = reply(JSON.stringify({ message: "x".repeat(5000) }));
+    expect(long).toMatchObject({ detail: expect.stringMatching(/^HTTP 400 x{499}…$/) as unknown });
+    // Any other status is read as every receiver's.
+    expect(reply("").ok).toBe(false);
+    expect(classifyPagerDutyReply({ status: 202, headers: {}, body: "{}" }, { nowMs: 0 })).toEqual({
+      ok: true,
+    });
   });
 });
