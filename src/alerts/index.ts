@@ -1,9 +1,9 @@
 /**
  * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`),
  * the notifier that drains the durable outboxes (`notifier.ts`, deciding with
- * `delivery-plan.ts`), the Slack and webhook sinks, and when a silence's window is open
- * (`silence-window.ts`, over the wall clocks of `zone-clock.ts`). The alert record and the
- * outbox's bookkeeping are part of the state document, in `store/`.
+ * `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
+ * silence's window is open (`silence-window.ts`, over the wall clocks of `zone-clock.ts`). The
+ * alert record and the outbox's bookkeeping are part of the state document, in `store/`.
  */
 export * from "./alert.js";
 export * from "./rules.js";
