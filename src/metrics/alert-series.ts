@@ -1,6 +1,6 @@
 /**
- * Alert outbox families, projected from each project's committed outbox and dead letters:
- * what is pending per sink, since when, and what was given up on.
+ * Alert outbox families, projected from each project's committed outbox, firing set and dead
+ * letters: what is pending per sink, since when, what fires, and what was given up on.
  */
 import type { Projections } from "./projected-family.js";
 import { committed } from "../sync/index.js";
@@ -26,6 +26,16 @@ export const alertProjections = {
       }
     }
     for (const [sink, ms] of oldest) yield { labels: { sink }, value: ms / 1000 };
+  },
+
+  *pgcp_alerts_firing({ projects }) {
+    const firing = new Map<string, number>();
+    for (const { state } of committed(projects)) {
+      for (const f of state.firing ?? []) {
+        if (f.endedAtMs === undefined) firing.set(f.sink, (firing.get(f.sink) ?? 0) + 1);
+      }
+    }
+    for (const [sink, value] of firing) yield { labels: { sink }, value };
   },
 
   *pgcp_alerts_dead_letters({ projects }) {

@@ -528,6 +528,15 @@ export const CATALOGUE = [
     source: "state",
   },
   {
+    name: "pgcp_alerts_firing",
+    type: "gauge",
+    labels: ["sink"],
+    help: "Alerts a sink keeps firing and re-sends every interval until they end (Alertmanager sinks).",
+    unit: "",
+    group: "alerts",
+    source: "state",
+  },
+  {
     name: "pgcp_alerts_delivered_total",
     type: "counter",
     labels: ["sink"],

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { StateFileError } from "../../src/store/index.js";
 import {
   T0_MS,
+  alert,
   closeAll,
   family,
   lines,
@@ -258,6 +259,34 @@ describe("API request metrics", () => {
     ]);
     expect(samples(text, "pgcp_api_rate_limit_pause_seconds_total")).toEqual([
       'pgcp_api_rate_limit_pause_seconds_total{route="listOperations"} 30',
+    ]);
+  });
+});
+
+describe("alert firing metrics", () => {
+  it("counts the alerts each sink keeps firing, not those that ended", async () => {
+    const metrics = metricsFor();
+    const firing = (id: string, sink: string, endedAtMs?: number) => ({
+      sink,
+      alert: alert("p-1", id),
+      sinceMs: T0_MS,
+      ...(endedAtMs === undefined ? {} : { endedAtMs }),
+    });
+    metrics.stateLoaded(
+      "p-1",
+      projectState("p-1", {
+        firing: [
+          firing("a", "am"),
+          firing("b", "am"),
+          firing("c", "am", T0_MS),
+          firing("d", "am-2"),
+        ],
+      }),
+    );
+    metrics.projectsChanged(["p-1"]);
+    expect(samples(await render(metrics), "pgcp_alerts_firing")).toEqual([
+      `pgcp_alerts_firing{sink="am"} 2`,
+      `pgcp_alerts_firing{sink="am-2"} 1`,
     ]);
   });
 });

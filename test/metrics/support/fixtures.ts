@@ -67,6 +67,7 @@ export function projectState(
     committedAtMs?: number;
     outbox?: ProjectState["outbox"];
     deadLetters?: ProjectState["deadLetters"];
+    firing?: ProjectState["firing"];
   } = {},
 ): ProjectState {
   const watermark = { second: parts.watermarkSecond ?? T0_S - 30, ids: [] };
@@ -89,6 +90,7 @@ export function projectState(
     },
     outbox: parts.outbox ?? [],
     deadLetters: parts.deadLetters ?? [],
+    ...(parts.firing === undefined ? {} : { firing: parts.firing }),
   });
 }
 

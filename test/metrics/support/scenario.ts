@@ -52,6 +52,16 @@ export function feedEverything(metrics: ExporterMetrics): void {
       deadLetters: [
         { alert: alert("p-alpha", "a-0"), sink: "hook", reason: "max_age", atMs: T0_MS - 5000 },
       ],
+      firing: [
+        { sink: "am", alert: alert("p-alpha", "a-3"), sinceMs: T0_MS - 90_000 },
+        // Ended: sent once more, resolved, and then dropped; no longer counted as firing.
+        {
+          sink: "am",
+          alert: alert("p-alpha", "a-4"),
+          sinceMs: T0_MS - 80_000,
+          endedAtMs: T0_MS - 10_000,
+        },
+      ],
     }),
   );
   metrics.committed(
