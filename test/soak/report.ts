@@ -31,6 +31,9 @@ export interface SoakResults {
   readonly sinkOutageRequests: Record<string, number>;
   readonly sinkFailuresLogged: number;
   readonly webhookRequests: number;
+  /** Requests to the Alertmanager sink's receiver, and the failures they posted. */
+  readonly alertmanagerRequests: number;
+  readonly failuresPostedToAlertmanager: number;
   /** End-state arrivals of the truth, and the (action, status) counts that differ on disk. */
   readonly arrivals: number;
   readonly arrivalDifferences: number;
@@ -76,6 +79,7 @@ export function soakReport(r: SoakResults): string {
     `| other alerts delivered (recovered) | ${r.otherAlertsDelivered} |`,
     `| duplicate deliveries (alerts concerned) | ${r.duplicateDeliveries} (${r.duplicateAlerts}) |`,
     `| webhook requests / answered by an outage | ${r.webhookRequests} / ${Object.values(r.sinkOutageRequests).reduce((a, b) => a + b, 0)} |`,
+    `| Alertmanager requests / failures posted | ${r.alertmanagerRequests} / ${r.failuresPostedToAlertmanager} |`,
     `| last run: caught up and delivered in | ${r.catchUpSeconds.toFixed(1)} s |`,
     `| peak RSS of any run (first third of the runs → last third) | ${mib(r.memory.peakRss)} (${mib(r.memory.peakRssFirstThird)} → ${mib(r.memory.peakRssLastThird)}) |`,
     `| long run (${r.memory.longRun.seconds.toFixed(0)} s): heap a quarter in → at the end | ${mib(r.memory.longRun.heapQuarter)} → ${mib(r.memory.longRun.heapEnd)} (RSS ${mib(r.memory.longRun.rssQuarter)} → ${mib(r.memory.longRun.rssEnd)}) |`,

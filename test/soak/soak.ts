@@ -14,6 +14,8 @@
  * - every failure of the truth (an arrival at `failed` or `error`) reached the webhook with a
  *   2xx at least once, and nothing else did; an alert delivered twice must have been first
  *   delivered by the last 2xx answer a killed run received (the at-least-once window);
+ * - every such failure was also posted to the Alertmanager sink's receiver (firing, or resolved
+ *   with its recovery), and no other failure was;
  * - memory: the long run's heap and RSS at its end are not far above those a quarter in;
  * - the log shows every fault class handled (a logged failure naming it), the daemon logged no
  *   unexpected error, and every run but the killed ones exited cleanly.
@@ -225,6 +227,18 @@ async function main(): Promise<void> {
   const outageRequests: Record<string, number> = {};
   const killArmed = { on: false, fired: 0 };
   let current: DaemonRun | undefined;
+  // The Alertmanager sink's receiver: it answers as Alertmanager's POST /api/v2/alerts does
+  // (200, an empty body) and suffers the same outages. A real Alertmanager is tested in
+  // test/alerts/e2e/alertmanager.test.ts; here what counts is that every failure is posted.
+  const amAnswers: (number | "drop")[] = [];
+  const alertmanager = await startReceiver({
+    fallback: (request) => {
+      const spec: ResponseSpec =
+        outage.mode === undefined ? { status: 200 } : outageAnswer(random, outage.mode);
+      amAnswers[request.index] = "drop" in spec ? "drop" : (spec.status ?? 200);
+      return spec;
+    },
+  });
   const receiver = await startReceiver({
     fallback: (request) => {
       let spec: ResponseSpec = { status: 200, body: "ok" };
@@ -274,10 +288,23 @@ async function main(): Promise<void> {
         groupWindow: 0.5,
         maxBatch: 5,
       },
+      {
+        name: "am",
+        kind: "alertmanager",
+        urlsEnv: "SOAK_ALERTMANAGER_URL",
+        timeout: SINK_TIMEOUT_SECONDS,
+        groupWindow: 0.5,
+        maxBatch: 5,
+        resendInterval: 2,
+      },
     ],
     log: { level: "info", format: "json" },
   });
-  const env = { PGCP_API_KEY: sim.apiKey, PGCP_WEBHOOK_URL: `${receiver.url}/hooks/soak` };
+  const env = {
+    PGCP_API_KEY: sim.apiKey,
+    PGCP_WEBHOOK_URL: `${receiver.url}/hooks/soak`,
+    SOAK_ALERTMANAGER_URL: alertmanager.url,
+  };
 
   const runs: DaemonRun[] = [];
   const runInfo: {
@@ -476,6 +503,7 @@ async function main(): Promise<void> {
     current = last;
     const expectedFailures = new Set([...truth.values()].flatMap((t) => t.failures));
     const delivered = () => deliveredAlerts(receiver.requests, answers);
+    const posted = () => postedFailures(alertmanager.requests, amAnswers);
     const deadline = Date.now() + p.finalMs;
     let caughtUp = false;
     while (Date.now() < deadline && last.child.exitCode === null) {
@@ -487,7 +515,12 @@ async function main(): Promise<void> {
       );
       const outboxEmpty = [...states.values()].every((s) => s.outbox.length === 0);
       const got = delivered().failures;
-      if (counted && outboxEmpty && [...expectedFailures].every((f) => got.has(f))) {
+      const gotAm = posted();
+      if (
+        counted &&
+        outboxEmpty &&
+        [...expectedFailures].every((f) => got.has(f) && gotAm.has(f))
+      ) {
         caughtUp = true;
         break;
       }
@@ -518,6 +551,16 @@ async function main(): Promise<void> {
     const unexpected = [...got.failures.keys()].filter((f) => !expectedFailures.has(f));
     problems.push(...missing.map((f) => `failure alert never delivered: ${f}`));
     problems.push(...unexpected.map((f) => `failure alert for no failure of the truth: ${f}`));
+    // The Alertmanager sink: every failure posted (as firing or resolved), and nothing else.
+    const gotAm = posted();
+    problems.push(
+      ...[...expectedFailures]
+        .filter((f) => !gotAm.has(f))
+        .map((f) => `failure never posted to Alertmanager: ${f}`),
+      ...[...gotAm]
+        .filter((f) => !expectedFailures.has(f))
+        .map((f) => `Alertmanager alert for no failure of the truth: ${f}`),
+    );
     // Duplicates: each must have been first delivered by the last 2xx of a killed run.
     const lastTwoxxOfKilled = new Set<number>();
     for (const r of runInfo) {
@@ -640,6 +683,8 @@ async function main(): Promise<void> {
       sinkOutageRequests: outageRequests,
       sinkFailuresLogged: sinkEvidence,
       webhookRequests: receiver.requests.length,
+      alertmanagerRequests: alertmanager.requests.length,
+      failuresPostedToAlertmanager: gotAm.size,
       arrivals: [...truth.values()].reduce(
         (n, t) => n + Object.values(t.arrivals).reduce((a, b) => a + b, 0),
         0,
@@ -676,6 +721,7 @@ async function main(): Promise<void> {
     for (const r of runs)
       if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
     await receiver.close();
+    await alertmanager.close();
     await sim.close();
     await removeDir(dir);
   }
@@ -706,6 +752,25 @@ function deliveredAlerts(
     }
   }
   return { failures, deliveries, other };
+}
+
+/** From the Alertmanager receiver's requests answered 2xx: the failures posted (`op status`). */
+function postedFailures(
+  requests: readonly { index: number; json: unknown }[],
+  answers: readonly (number | "drop")[],
+): Set<string> {
+  const failures = new Set<string>();
+  for (const request of requests) {
+    const answer = answers[request.index];
+    if (typeof answer !== "number" || answer < 200 || answer > 299) continue;
+    const alerts = request.json as { labels: Record<string, string> }[] | undefined;
+    for (const { labels } of alerts ?? []) {
+      if (labels.alertname === "PgcpOperationFailed") {
+        failures.add(`${labels.operation_id ?? ""} ${labels.status ?? ""}`);
+      }
+    }
+  }
+  return failures;
 }
 
 await main();
