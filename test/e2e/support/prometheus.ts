@@ -2,11 +2,10 @@
  * A real Prometheus server for end-to-end tests (Debian's `prometheus` package): loopback only,
  * a free port, a temporary TSDB, one static scrape job; and a small client of its HTTP API.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
-import { tempDir, waitFor } from "./exporter.js";
+import { tempDir } from "./exporter.js";
+import { startServerProcess, type ServerProcess } from "./server-process.js";
 
 /** One scrape job: its targets, and how to reach them when they ask for TLS or a login. */
 export interface ScrapeJob {
@@ -41,23 +40,6 @@ export interface RunningPrometheus {
   output(): string;
   /** SIGTERM, waits for the exit, removes the temporary directory. */
   stop(): Promise<void>;
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => {
-    server.close(() => {
-      resolve();
-    });
-  });
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 function configYaml(options: PrometheusOptions): string {
@@ -102,70 +84,34 @@ export async function startPrometheus(
 ): Promise<RunningPrometheus> {
   const dir = await tempDir("pgcp-e2e-prometheus-");
   const configFile = path.join(dir.dir, "prometheus.yml");
-  await writeFile(configFile, configYaml(options));
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const port = await freePort();
-    const chunks: string[] = [];
-    const child = spawn(
+  let server: ServerProcess;
+  try {
+    await writeFile(configFile, configYaml(options));
+    server = await startServerProcess({
+      name: "Prometheus",
       binary,
-      [
+      readyPath: "/-/ready",
+      args: (port) => [
         `--config.file=${configFile}`,
         `--storage.tsdb.path=${path.join(dir.dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${port}`,
+        `--web.listen-address=127.0.0.1:${String(port)}`,
         "--log.level=warn",
       ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    child.stdout.setEncoding("utf8").on("data", (c: string) => chunks.push(c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => chunks.push(c));
-    const exited = new Promise<number | null>((resolve) => {
-      child.once("exit", (code) => {
-        resolve(code);
-      });
     });
-    let dead = false;
-    void exited.then(() => {
-      dead = true;
-    });
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      await waitFor(
-        "Prometheus to be ready",
-        async () => {
-          if (dead) throw new Error(`Prometheus exited:\n${chunks.join("")}`);
-          const response = await fetch(`${url}/-/ready`).catch(() => undefined);
-          return response?.status === 200 ? true : undefined;
-        },
-        { timeoutMs: 20_000, intervalMs: 100 },
-      );
-    } catch (error) {
-      lastError = error;
-      await terminate(child, exited);
-      if (chunks.join("").includes("address already in use")) continue;
-      await dir.remove();
-      throw error;
-    }
-    return {
-      url,
-      query: (expr, time) => query(url, expr, time),
-      output: () => chunks.join(""),
-      async stop() {
-        await terminate(child, exited);
-        await dir.remove();
-      },
-    };
+  } catch (error) {
+    await dir.remove();
+    throw error;
   }
-  await dir.remove();
-  throw lastError;
-}
-
-async function terminate(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
+  const { url } = server;
+  return {
+    url,
+    query: (expr, time) => query(url, expr, time),
+    output: () => server.output(),
+    async stop() {
+      await server.stop();
+      await dir.remove();
+    },
+  };
 }
 
 interface QueryAnswer {
