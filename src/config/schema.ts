@@ -174,7 +174,10 @@ const SINK_KINDS = {
     /** Environment variable holding the integration's routing key (secret: never in the file). */
     routingKeyEnv: environmentVariable.optional(),
     /** The Events API v2 address: not a secret (EU accounts, tests). */
-    url: z.url({ protocol: /^https?$/ }).default(PAGERDUTY_EVENTS_URL),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), "must not carry credentials")
+      .default(PAGERDUTY_EVENTS_URL),
     /** The incident's severity per alert kind (a recovery resolves, it has none). */
     severity: z
       .strictObject({

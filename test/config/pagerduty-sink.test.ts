@@ -128,6 +128,16 @@ describe("a pagerduty sink", () => {
     ]);
   });
 
+  it("refuses credentials in its URL", () => {
+    expect(
+      problems({
+        sinks: [
+          { name: "p", kind: "pagerduty", url: "https://u:pw@events.pagerduty.com/v2/enqueue" },
+        ],
+      }),
+    ).toEqual(["sinks[0].url: must not carry credentials"]);
+  });
+
   it("reads its URL from the file, but never its routing key", async () => {
     const dir = await tempDir("pgcp-pagerduty-config-");
     const file = path.join(dir, "config.yaml");
