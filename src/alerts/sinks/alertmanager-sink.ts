@@ -5,7 +5,6 @@
  * gets every firing alert within one interval of coming back. Basic-auth credentials or a
  * bearer token come from the environment and never leave this module.
  */
-import type { Dispatcher } from "undici";
 import type { SinkAuth } from "../../config/index.js";
 import type { Alert, FiringAlert } from "../../store/index.js";
 import type { FiringKeeper, SendContext, SendResult, Sink } from "../alert.js";
@@ -16,43 +15,38 @@ import {
   type PostableAlert,
 } from "./alertmanager-payload.js";
 import { closedResult, Delivery } from "./delivery.js";
-import { checkName, checkPositiveInteger, parseTargetUrl, SinkConfigError } from "./options.js";
+import {
+  checkCommonOptions,
+  checkPositiveInteger,
+  parseTargetUrl,
+  SinkConfigError,
+  type CommonSinkOptions,
+} from "./options.js";
 import { createRedactor, urlSecrets } from "./redact.js";
 
 export const ALERTMANAGER_DEFAULT_MAX_BATCH = 100;
 
 export type AlertmanagerAuth = SinkAuth;
 
-export interface AlertmanagerSinkOptions {
-  readonly name: string;
+/** `maxBatch`: alerts in one post (default 100); `timeoutMs` is per peer. */
+export interface AlertmanagerSinkOptions extends CommonSinkOptions {
   /** Each peer's base address (the alerts go to `<url>/api/v2/alerts`). */
   readonly urls: readonly string[];
   readonly auth?: AlertmanagerAuth | undefined;
-  /** Deadline of one attempt to one peer. */
-  readonly timeoutMs: number;
-  readonly maxBatch?: number | undefined;
   readonly payload: AlertmanagerPayloadOptions;
   /** A failure that is never retried fires this long, then ends. */
   readonly firingForMs: number;
-  /** A dispatcher to use instead of the sink's own agents (not closed by the sink). */
-  readonly dispatcher?: Dispatcher | undefined;
-  readonly now?: (() => number) | undefined;
-  readonly maxRetryAfterMs?: number | undefined;
 }
 
 export function createAlertmanagerSink(options: AlertmanagerSinkOptions): Sink {
-  const { name, payload } = options;
-  checkName(name);
+  const { payload } = options;
+  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(
+    options,
+    ALERTMANAGER_DEFAULT_MAX_BATCH,
+  );
   if (options.urls.length === 0) throw new SinkConfigError(name, "urls must name at least one");
-  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
   checkPositiveInteger(name, "resendIntervalMs", payload.resendIntervalMs);
   checkPositiveInteger(name, "firingForMs", options.firingForMs);
-  const maxBatch = checkPositiveInteger(
-    name,
-    "maxBatch",
-    options.maxBatch ?? ALERTMANAGER_DEFAULT_MAX_BATCH,
-  );
-  const now = options.now ?? Date.now;
   const headers: Record<string, string> = { "content-type": "application/json" };
   const secrets: string[] = [...options.urls];
   if (options.auth?.kind === "basic") {

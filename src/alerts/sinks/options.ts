@@ -3,6 +3,46 @@
  * the option, never a URL, a secret or a header value: those come from the environment.
  */
 
+import type { Dispatcher } from "undici";
+
+/** What every sink's options have. */
+export interface CommonSinkOptions {
+  readonly name: string;
+  /** Deadline of one attempt (connect, send, answer). */
+  readonly timeoutMs: number;
+  /** Most alerts in one batch (each sink has its default). */
+  readonly maxBatch?: number | undefined;
+  /** A dispatcher to use instead of the sink's own keep-alive agent (not closed by the sink). */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Wall clock, for timestamps the sink sends and an HTTP-date `Retry-After`. */
+  readonly now?: (() => number) | undefined;
+  /** Longest `Retry-After` honoured. Default 10 minutes. */
+  readonly maxRetryAfterMs?: number | undefined;
+}
+
+/** The common options checked, with their defaults. */
+export interface CheckedSinkOptions {
+  readonly name: string;
+  readonly timeoutMs: number;
+  readonly maxBatch: number;
+  readonly now: () => number;
+}
+
+/** Checks the options every sink has; `defaultMaxBatch` when `maxBatch` is not given. */
+export function checkCommonOptions(
+  options: CommonSinkOptions,
+  defaultMaxBatch: number,
+): CheckedSinkOptions {
+  const { name } = options;
+  checkName(name);
+  return {
+    name,
+    timeoutMs: checkPositiveInteger(name, "timeoutMs", options.timeoutMs),
+    maxBatch: checkPositiveInteger(name, "maxBatch", options.maxBatch ?? defaultMaxBatch),
+    now: options.now ?? Date.now,
+  };
+}
+
 /** A sink's options are unusable. */
 export class SinkConfigError extends Error {
   constructor(sinkName: string, problem: string) {

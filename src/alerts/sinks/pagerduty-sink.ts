@@ -13,12 +13,16 @@
  * accepted before the crash opens an incident again, which its resolve, sent right after it,
  * closes.
  */
-import type { Dispatcher } from "undici";
 import type { Alert } from "../../store/index.js";
 import type { SendResult, Sink } from "../alert.js";
 import { PACKAGE } from "../../version.js";
 import { closedResult, Delivery } from "./delivery.js";
-import { checkName, checkPositiveInteger, parseTargetUrl, SinkConfigError } from "./options.js";
+import {
+  checkCommonOptions,
+  parseTargetUrl,
+  SinkConfigError,
+  type CommonSinkOptions,
+} from "./options.js";
 import { pagerDutyEvent, type PagerDutySeverities } from "./pagerduty-event.js";
 import { createRedactor } from "./redact.js";
 
@@ -31,8 +35,8 @@ export const PAGERDUTY_DEFAULT_MAX_BATCH = 1;
 /** Accepted events remembered per sink, so that a batch sent again skips them. */
 export const PAGERDUTY_ACCEPTED_MEMORY = 10_000;
 
-export interface PagerDutySinkOptions {
-  readonly name: string;
+/** `maxBatch`: alerts (one request each) in one batch (default 1). */
+export interface PagerDutySinkOptions extends CommonSinkOptions {
   /** The Events API v2 address (`https://events.pagerduty.com/v2/enqueue`). */
   readonly url: string;
   /** The integration's routing key (a secret). */
@@ -41,28 +45,15 @@ export interface PagerDutySinkOptions {
   readonly severities: PagerDutySeverities;
   /** The exporter's status page as people reach it: linked from each incident. */
   readonly statusPageUrl?: string | undefined;
-  /** Deadline of one request (one event). */
-  readonly timeoutMs: number;
-  /** Most alerts (requests) in one batch. Default 1. */
-  readonly maxBatch?: number | undefined;
-  /** A dispatcher to use instead of the sink's own keep-alive agent (not closed by the sink). */
-  readonly dispatcher?: Dispatcher | undefined;
-  /** Wall clock, for an HTTP-date `Retry-After`. Default `Date.now`. */
-  readonly now?: (() => number) | undefined;
-  /** Longest `Retry-After` honoured. Default 10 minutes. */
-  readonly maxRetryAfterMs?: number | undefined;
 }
 
 export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
-  const { name, routingKey, severities } = options;
-  checkName(name);
-  const url = parseTargetUrl(name, "url", options.url);
-  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
-  const maxBatch = checkPositiveInteger(
-    name,
-    "maxBatch",
-    options.maxBatch ?? PAGERDUTY_DEFAULT_MAX_BATCH,
+  const { routingKey, severities } = options;
+  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(
+    options,
+    PAGERDUTY_DEFAULT_MAX_BATCH,
   );
+  const url = parseTargetUrl(name, "url", options.url);
   if (!/^\S+$/.test(routingKey)) {
     throw new SinkConfigError(name, "routingKey is empty or holds blanks");
   }
@@ -75,7 +66,7 @@ export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
     flavour: "pagerduty",
     timeoutMs,
     dispatcher: options.dispatcher,
-    now: options.now ?? Date.now,
+    now,
     maxRetryAfterMs: options.maxRetryAfterMs,
     redact: createRedactor([routingKey]),
   });

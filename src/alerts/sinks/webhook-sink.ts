@@ -3,15 +3,14 @@
  * the signing secret and the custom header values come from the environment and never leave
  * this module.
  */
-import type { Dispatcher } from "undici";
 import type { Alert } from "../../store/index.js";
 import type { SendResult, Sink } from "../alert.js";
 import { closedResult, Delivery } from "./delivery.js";
 import {
+  checkCommonOptions,
   checkCustomHeaders,
-  checkName,
-  checkPositiveInteger,
   parseTargetUrl,
+  type CommonSinkOptions,
   SinkConfigError,
 } from "./options.js";
 import { createRedactor, urlSecrets } from "./redact.js";
@@ -19,35 +18,19 @@ import { RESERVED_HEADER_PREFIX, RESERVED_HEADERS, webhookRequest } from "./webh
 
 export const WEBHOOK_DEFAULT_MAX_BATCH = 100;
 
-export interface WebhookSinkOptions {
-  readonly name: string;
+/** `maxBatch`: alerts in one request (default 100). */
+export interface WebhookSinkOptions extends CommonSinkOptions {
   readonly url: string;
   /** HMAC-SHA256 key for `X-Pgcp-Signature`; without it requests are not signed. */
   readonly secret?: string | undefined;
   /** Extra headers (e.g. `Authorization`); they cannot replace the sink's own. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Deadline of one attempt (connect, send, answer). */
-  readonly timeoutMs: number;
-  /** Most alerts in one request. Default 100. */
-  readonly maxBatch?: number | undefined;
-  /** A dispatcher to use instead of the sink's own keep-alive agent (not closed by the sink). */
-  readonly dispatcher?: Dispatcher | undefined;
-  /** Wall clock: `sent_at`, the signed timestamp, an HTTP-date `Retry-After`. */
-  readonly now?: (() => number) | undefined;
-  /** Longest `Retry-After` honoured. Default 10 minutes. */
-  readonly maxRetryAfterMs?: number | undefined;
 }
 
 export function createWebhookSink(options: WebhookSinkOptions): Sink {
-  const { name, secret } = options;
-  checkName(name);
+  const { secret } = options;
+  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(options, WEBHOOK_DEFAULT_MAX_BATCH);
   const url = parseTargetUrl(name, "url", options.url);
-  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
-  const maxBatch = checkPositiveInteger(
-    name,
-    "maxBatch",
-    options.maxBatch ?? WEBHOOK_DEFAULT_MAX_BATCH,
-  );
   if (secret?.length === 0) {
     throw new SinkConfigError(name, "secret is empty (leave it out to send unsigned requests)");
   }
@@ -57,7 +40,6 @@ export function createWebhookSink(options: WebhookSinkOptions): Sink {
     RESERVED_HEADERS,
     RESERVED_HEADER_PREFIX,
   );
-  const now = options.now ?? Date.now;
   const delivery = new Delivery({
     url,
     flavour: "webhook",
