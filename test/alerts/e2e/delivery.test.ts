@@ -7,26 +7,19 @@
  * The operation is then retried and finishes: exactly one recovery notice follows on each sink,
  * naming the failure it resolves. Nothing else arrives, however many polls follow.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { alertId } from "../../../src/alerts/rules.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { loadDocsExample, verifyAsDocumented, type VerifyFn } from "../sinks/signature-example.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedIdempotencyKey,
-  exporterSettings,
   sampleValue,
   secretsIn,
   SECRETS,
-  sinkEnvironment,
   slackView,
-  startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   waitForCommits,
-  waitForFirstPolls,
   webhookBody,
   type AlertExporter,
   type ScriptedReceiver,
@@ -41,22 +34,15 @@ describe("one failed operation, end to end", () => {
   let slack: ScriptedReceiver;
   let hook: ScriptedReceiver;
   let exporter: AlertExporter;
-  let stateDir: string | undefined;
   let project: SimProject;
   let docsVerify: VerifyFn;
 
   beforeAll(async () => {
-    sim = await startSim();
-    slack = await startScriptedReceiver();
-    hook = await startScriptedReceiver();
-    project = await createProject(sim);
     docsVerify = await loadDocsExample();
-    const dir = await tempDir("pgcp-alerts-e2e-");
-    stateDir = dir;
-    const settings = exporterSettings(sim, dir, [project.projectId]);
-    exporter = await startAlertExporter(
-      [
-        settings,
+  });
+  alertExporterSuite(
+    {
+      layers: () => [
         {
           sinks: [
             { name: "slack", kind: "slack", groupWindow: 0.2 },
@@ -69,16 +55,9 @@ describe("one failed operation, end to end", () => {
           ],
         },
       ],
-      sinkEnvironment(slack.url, hook.url),
-    );
-    await waitForFirstPolls(exporter, [project.projectId]);
-  });
-
-  afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([slack.close(), hook.close(), sim.close()]);
-    await removeDir(stateDir);
-  });
+    },
+    (s) => ({ sim, slack, hook, exporter, project } = s),
+  );
 
   it("sends one Slack message and one signed webhook call, then one recovery notice each", async () => {
     const { projectId, branchId, endpointId } = project;

@@ -8,24 +8,17 @@
  * created and failed while the simulator refuses the operations reads with 503, and the fault
  * is lifted afterwards: the next poll walks them all at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SLACK_LIMITS } from "../../../src/alerts/sinks/slack-message.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedFailureAlerts,
-  exporterSettings,
   failsAfter,
   sampleValue,
   secretsIn,
-  sinkEnvironment,
   slackView,
-  startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
-  waitForFirstPolls,
   webhookBody,
   type AlertExporter,
   type ScriptedReceiver,
@@ -41,19 +34,11 @@ describe("a flood of failures in one project", () => {
   let slack: ScriptedReceiver;
   let hook: ScriptedReceiver;
   let exporter: AlertExporter;
-  let stateDir: string | undefined;
   let project: SimProject;
 
-  beforeAll(async () => {
-    sim = await startSim();
-    slack = await startScriptedReceiver();
-    hook = await startScriptedReceiver();
-    project = await createProject(sim);
-    const dir = await tempDir("pgcp-alerts-e2e-");
-    stateDir = dir;
-    exporter = await startAlertExporter(
-      [
-        exporterSettings(sim, dir, [project.projectId]),
+  alertExporterSuite(
+    {
+      layers: () => [
         // Failed operations are not watched for a retry: each poll stays one request.
         { poll: { watchFailed: 0 } },
         {
@@ -63,16 +48,9 @@ describe("a flood of failures in one project", () => {
           ],
         },
       ],
-      sinkEnvironment(slack.url, hook.url),
-    );
-    await waitForFirstPolls(exporter, [project.projectId]);
-  });
-
-  afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([slack.close(), hook.close(), sim.close()]);
-    await removeDir(stateDir);
-  });
+    },
+    (s) => ({ sim, slack, hook, exporter, project } = s),
+  );
 
   it("groups 500 failures into paced Slack messages and delivers each alert once", async () => {
     const { projectId, branchId, endpointId } = project;

@@ -8,20 +8,13 @@
  * acknowledged (the committed outbox is empty) while several polls fail, and `/metrics` says
  * no alert is pending.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
-  exporterSettings,
   failsAfter,
   sampleValue,
-  sinkEnvironment,
-  startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
-  waitForFirstPolls,
   type AlertExporter,
   type ScriptedReceiver,
   type SimProject,
@@ -29,37 +22,21 @@ import {
 
 describe("the outbox gauges", () => {
   let sim: TestSimulator;
-  let slack: ScriptedReceiver;
   let hook: ScriptedReceiver;
   let exporter: AlertExporter;
-  let stateDir: string | undefined;
   let project: SimProject;
   const receiverUp = { value: false };
 
-  beforeAll(async () => {
-    sim = await startSim();
-    slack = await startScriptedReceiver();
-    hook = await startScriptedReceiver(() =>
-      receiverUp.value ? { status: 200, body: "ok" } : { status: 500, body: "down" },
-    );
-    project = await createProject(sim);
-    const dir = await tempDir("pgcp-alerts-e2e-");
-    stateDir = dir;
-    exporter = await startAlertExporter(
-      [
-        exporterSettings(sim, dir, [project.projectId]),
-        { sinks: [{ name: "hook", kind: "webhook", groupWindow: 0.2 }] },
-      ],
-      sinkEnvironment(slack.url, hook.url),
-    );
-    await waitForFirstPolls(exporter, [project.projectId]);
-  });
-
-  afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([slack.close(), hook.close(), sim.close()]);
-    await removeDir(stateDir);
-  });
+  alertExporterSuite(
+    {
+      scripts: {
+        hook: () =>
+          receiverUp.value ? { status: 200, body: "ok" } : { status: 500, body: "down" },
+      },
+      layers: () => [{ sinks: [{ name: "hook", kind: "webhook", groupWindow: 0.2 }] }],
+    },
+    (s) => ({ sim, hook, exporter, project } = s),
+  );
 
   const pending = async () =>
     sampleValue(await exporter.metrics(), "pgcp_alerts_pending", { sink: "hook" }) ?? 0;

@@ -6,16 +6,13 @@
  * sink could hear of them (the exporter's first poll finds them failed already), one fails
  * across a restart of the exporter. Every `resolves` a receiver gets names an alert it got.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { RawConfig } from "../../../src/config/index.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertSuite } from "./alert-suite.js";
 import {
-  createProject,
   exporterSettings,
   startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   waitForCommits,
   waitForFirstPolls,
@@ -31,17 +28,10 @@ let picky: ScriptedReceiver;
 let project: SimProject;
 let stateDir: string;
 
-beforeAll(async () => {
-  sim = await startSim();
-  all = await startScriptedReceiver();
-  picky = await startScriptedReceiver();
-  project = await createProject(sim);
-  stateDir = await tempDir("pgcp-recovery-");
-});
-afterAll(async () => {
-  await Promise.all([all.close(), picky.close(), sim.close()]);
-  await removeDir(stateDir);
-});
+alertSuite(
+  { receivers: ["all", "picky"], tempPrefix: "pgcp-recovery-" },
+  (s) => ({ sim, all, picky, project, stateDir } = s),
+);
 
 function start(): Promise<AlertExporter> {
   const sinks: RawConfig = {

@@ -8,28 +8,21 @@
  * clock: for the project after a 503, for the whole sink after a 429), Slack was never sent
  * two messages within a second, and the failure metrics count each refused attempt.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { verifyAsDocumented } from "../sinks/signature-example.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedFailureAlerts,
   expectedIdempotencyKey,
-  exporterSettings,
   failsAfter,
   sampleValue,
   secretsIn,
   SECRETS,
-  sinkEnvironment,
   slackView,
-  startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   waitForCommits,
-  waitForFirstPolls,
   webhookBody,
   type AlertExporter,
   type ExpectedAlert,
@@ -96,20 +89,13 @@ describe("a sink that fails for a while", () => {
   let slack: ScriptedReceiver;
   let hook: ScriptedReceiver;
   let exporter: AlertExporter;
-  let stateDir: string | undefined;
   let projects: SimProject[];
 
-  beforeAll(async () => {
-    sim = await startSim();
-    slack = await startScriptedReceiver(outage);
-    hook = await startScriptedReceiver(outage);
-    projects = [await createProject(sim), await createProject(sim)];
-    const ids = projects.map((p) => p.projectId);
-    const dir = await tempDir("pgcp-alerts-e2e-");
-    stateDir = dir;
-    exporter = await startAlertExporter(
-      [
-        exporterSettings(sim, dir, ids),
+  alertExporterSuite(
+    {
+      scripts: { slack: outage, hook: outage },
+      projects: 2,
+      layers: () => [
         {
           sinks: [
             { name: "slack", kind: "slack", groupWindow: 0.2 },
@@ -117,16 +103,9 @@ describe("a sink that fails for a while", () => {
           ],
         },
       ],
-      sinkEnvironment(slack.url, hook.url),
-    );
-    await waitForFirstPolls(exporter, ids);
-  });
-
-  afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([slack.close(), hook.close(), sim.close()]);
-    await removeDir(stateDir);
-  });
+    },
+    (s) => ({ sim, slack, hook, exporter, projects } = s),
+  );
 
   it("delivers every alert once after 500s, a 503 and a 429, honouring Retry-After", async () => {
     const [a, b] = projects as [SimProject, SimProject];

@@ -15,7 +15,7 @@
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { inspect } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks } from "../../../src/config/index.js";
 import { captureLogger } from "../../support/capture-logger.js";
@@ -24,19 +24,14 @@ import { spawnDaemon } from "../../support/daemon-process.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
   exporterSettings,
   failsAfter,
   secretsIn,
   SECRETS,
-  sinkEnvironment,
-  startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   waitForCommits,
-  waitForFirstPolls,
   type AlertExporter,
   type ScriptedReceiver,
   type SimProject,
@@ -83,20 +78,13 @@ describe("secrets stay secret", () => {
   let stateDir: string;
   const dirs: string[] = [];
 
-  beforeAll(async () => {
-    sim = await startSim();
-    slack = await startScriptedReceiver(
-      (r, n) => SLACK_SCRIPT[n]?.(r) ?? { status: 200, body: "ok" },
-    );
-    hook = await startScriptedReceiver(
-      (r, n) => HOOK_SCRIPT[n]?.(r) ?? { status: 200, body: "ok" },
-    );
-    project = await createProject(sim);
-    stateDir = await tempDir("pgcp-alerts-e2e-");
-    dirs.push(stateDir);
-    exporter = await startAlertExporter(
-      [
-        exporterSettings(sim, stateDir, [project.projectId]),
+  alertExporterSuite(
+    {
+      scripts: {
+        slack: (r, n) => SLACK_SCRIPT[n]?.(r) ?? { status: 200, body: "ok" },
+        hook: (r, n) => HOOK_SCRIPT[n]?.(r) ?? { status: 200, body: "ok" },
+      },
+      layers: () => [
         {
           sinks: [
             { name: "slack", kind: "slack", groupWindow: 0.2, timeout: 0.5 },
@@ -110,14 +98,10 @@ describe("secrets stay secret", () => {
           ],
         },
       ],
-      sinkEnvironment(slack.url, hook.url),
-    );
-    await waitForFirstPolls(exporter, [project.projectId]);
-  });
-
+    },
+    (s) => ({ sim, slack, hook, exporter, project, stateDir } = s),
+  );
   afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([slack.close(), hook.close(), sim.close()]);
     await Promise.all(dirs.map(removeDir));
   });
 

@@ -5,18 +5,15 @@
  * `pgcp_alerts_silenced_total` for each sink and is listed on the status page with the
  * silence's name; a failure after the window is delivered to both.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertSuite } from "./alert-suite.js";
 import {
-  createProject,
   exporterSettings,
   failsAfter,
   sampleValue,
   sinkEnvironment,
   startAlertExporter,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   waitForCommits,
   waitForFirstPolls,
@@ -34,17 +31,7 @@ let hook: ScriptedReceiver;
 let project: SimProject;
 let stateDir: string;
 
-beforeAll(async () => {
-  sim = await startSim();
-  slack = await startScriptedReceiver();
-  hook = await startScriptedReceiver();
-  project = await createProject(sim);
-  stateDir = await tempDir("pgcp-silences-");
-});
-afterAll(async () => {
-  await Promise.all([slack.close(), hook.close(), sim.close()]);
-  await removeDir(stateDir);
-});
+alertSuite({ tempPrefix: "pgcp-silences-" }, (s) => ({ sim, slack, hook, project, stateDir } = s));
 
 it("keeps a failure in an open window from every sink, counts and lists it; sends one after", async () => {
   const endMs = Date.now() + WINDOW_MS;
