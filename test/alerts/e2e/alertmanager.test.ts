@@ -37,6 +37,9 @@ import { removeDir, tempDir } from "../../support/temp-dir.js";
 import {
   createProject,
   exporterSettings,
+  failsAfter,
+  failsThenFinishes,
+  scriptOperation,
   startAlertExporter,
   startSim,
   waitFor,
@@ -124,21 +127,15 @@ function startExporter(): Promise<AlertExporter> {
 
 /** Fails after `failAt` simulated seconds; with `finishAt`, is retried and finishes then. */
 function failing(action: string, failAt: number, finishAt?: number) {
-  return sim.sim.scriptOperation({
-    project_id: project.projectId,
-    branch_id: project.branchId,
+  const error = "compute node restarted";
+  return scriptOperation(
+    sim,
+    project,
     action,
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "failed", after_seconds: failAt, error: "compute node restarted" },
-      ...(finishAt === undefined
-        ? []
-        : [
-            { status: "running" as const, after_seconds: finishAt - 1 },
-            { status: "finished" as const, after_seconds: finishAt },
-          ]),
-    ],
-  });
+    finishAt === undefined
+      ? failsAfter(failAt, "failed", error)
+      : failsThenFinishes(failAt, finishAt - 1, error),
+  );
 }
 
 function alertOf(alerts: readonly GettableAlert[], operationId: string): GettableAlert | undefined {

@@ -12,8 +12,8 @@ import { describe, expect, it } from "vitest";
 import type { TestSimulator } from "../../support/simulator.js";
 import { alertExporterSuite } from "./alert-suite.js";
 import {
-  failsAfter,
   sampleValue,
+  scriptFailure,
   waitFor,
   type AlertExporter,
   type ScriptedReceiver,
@@ -44,12 +44,7 @@ describe("the outbox gauges", () => {
     exporter.logs.lines().filter((l) => l.msg === "poll failed; nothing committed").length;
 
   it("(setup) delivers a pending alert while every poll fails", async () => {
-    await sim.sim.scriptOperation({
-      project_id: project.projectId,
-      branch_id: project.branchId,
-      action: "apply_config",
-      steps: failsAfter(1, "failed", "boom"),
-    });
+    await scriptFailure(sim, project, "boom");
     await sim.sim.advance(2);
     await waitFor("a refused delivery", () => hook.requests.length >= 1);
     await waitFor("the gauge to show the pending alert", async () => (await pending()) === 1);

@@ -12,6 +12,8 @@ import type { TestSimulator } from "../../support/simulator.js";
 import { alertSuite } from "./alert-suite.js";
 import {
   exporterSettings,
+  failsThenFinishes,
+  scriptOperation,
   startAlertExporter,
   waitFor,
   waitForCommits,
@@ -53,18 +55,13 @@ function start(): Promise<AlertExporter> {
 }
 
 /** Fails at `failAt`, is retried at `retryAt` and finishes a second later (simulated time). */
-function failsThenFinishes(action: string, failAt: number, retryAt: number) {
-  return sim.sim.scriptOperation({
-    project_id: project.projectId,
-    branch_id: project.branchId,
+function failsThenRecovers(action: string, failAt: number, retryAt: number) {
+  return scriptOperation(
+    sim,
+    project,
     action,
-    steps: [
-      { status: "running", after_seconds: 0 },
-      { status: "failed", after_seconds: failAt, error: "compute node restarted" },
-      { status: "running", after_seconds: retryAt },
-      { status: "finished", after_seconds: retryAt + 1 },
-    ],
-  });
+    failsThenFinishes(failAt, retryAt, "compute node restarted"),
+  );
 }
 
 interface Received {
@@ -80,17 +77,17 @@ function received(receiver: ScriptedReceiver): Received[] {
 
 it("sends a recovery only to the sinks that were sent its failure, also across a restart", async () => {
   // Failed before the exporter ever polled: history, no failure alert, so no recovery either.
-  const before = await failsThenFinishes("apply_config", 1, 30);
+  const before = await failsThenRecovers("apply_config", 1, 30);
   await sim.sim.advance(2);
 
   let exporter = await start();
   await waitForFirstPolls(exporter, [project.projectId]);
 
   // Failures both sinks get, one only `all` gets (picky drops failures of its action).
-  const everywhere = await failsThenFinishes("apply_config", 1, 20);
-  const onlyAll = await failsThenFinishes("apply_storage_config", 1, 20);
+  const everywhere = await failsThenRecovers("apply_config", 1, 20);
+  const onlyAll = await failsThenRecovers("apply_storage_config", 1, 20);
   // Fails now, recovers after a restart of the exporter.
-  const acrossRestart = await failsThenFinishes("create_branch", 1, 40);
+  const acrossRestart = await failsThenRecovers("create_branch", 1, 40);
   await sim.sim.advance(2);
   await waitFor("the failures to be delivered", () =>
     received(all).filter((a) => a.kind === "operation_failed").length === 3 &&

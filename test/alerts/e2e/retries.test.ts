@@ -16,10 +16,10 @@ import { alertExporterSuite } from "./alert-suite.js";
 import {
   expectedFailureAlerts,
   expectedIdempotencyKey,
-  failsAfter,
   sampleValue,
-  secretsIn,
+  scriptFailure,
   SECRETS,
+  secretsIn,
   slackView,
   waitFor,
   waitForCommits,
@@ -111,12 +111,7 @@ describe("a sink that fails for a while", () => {
     const [a, b] = projects as [SimProject, SimProject];
     const scripted = new Set<string>();
     const fail = async (p: SimProject, status: "failed" | "error", error: string) => {
-      const op = await sim.sim.scriptOperation({
-        project_id: p.projectId,
-        branch_id: p.branchId,
-        action: "apply_config",
-        steps: failsAfter(1, status, error),
-      });
+      const op = await scriptFailure(sim, p, error, status);
       scripted.add(op.id);
     };
 

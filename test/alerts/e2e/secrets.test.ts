@@ -27,9 +27,9 @@ import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { alertExporterSuite } from "./alert-suite.js";
 import {
   exporterSettings,
-  failsAfter,
-  secretsIn,
+  scriptFailure,
   SECRETS,
+  secretsIn,
   waitFor,
   waitForCommits,
   type AlertExporter,
@@ -106,14 +106,8 @@ describe("secrets stay secret", () => {
   });
 
   it("keeps them out of the logs, /metrics, the probes and the state through failed and good deliveries", async () => {
-    const { projectId, branchId } = project;
-    const fail = () =>
-      sim.sim.scriptOperation({
-        project_id: projectId,
-        branch_id: branchId,
-        action: "apply_config",
-        steps: failsAfter(1, "failed", "boom"),
-      });
+    const { projectId } = project;
+    const fail = () => scriptFailure(sim, project, "boom");
 
     // The first failure goes through every scripted refusal and ends dead-lettered.
     await fail();

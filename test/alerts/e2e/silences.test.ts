@@ -10,8 +10,8 @@ import type { TestSimulator } from "../../support/simulator.js";
 import { alertSuite } from "./alert-suite.js";
 import {
   exporterSettings,
-  failsAfter,
   sampleValue,
+  scriptFailure,
   sinkEnvironment,
   startAlertExporter,
   waitFor,
@@ -57,12 +57,7 @@ it("keeps a failure in an open window from every sink, counts and lists it; send
   );
   try {
     await waitForFirstPolls(exporter, [project.projectId]);
-    const quiet = await sim.sim.scriptOperation({
-      project_id: project.projectId,
-      branch_id: project.branchId,
-      action: "apply_config",
-      steps: failsAfter(1, "failed", "config push failed"),
-    });
+    const quiet = await scriptFailure(sim, project, "config push failed");
     await sim.sim.advance(2);
 
     const silenced = (sink: string, text: string) =>
@@ -83,12 +78,7 @@ it("keeps a failure in an open window from every sink, counts and lists it; send
 
     // After the window, a new failure goes to both.
     await waitFor("the window to close", () => Date.now() >= endMs, WINDOW_MS + 20_000);
-    const loud = await sim.sim.scriptOperation({
-      project_id: project.projectId,
-      branch_id: project.branchId,
-      action: "apply_config",
-      steps: failsAfter(1, "failed", "config push failed again"),
-    });
+    const loud = await scriptFailure(sim, project, "config push failed again");
     await sim.sim.advance(2);
     await waitFor("the failure after the window to reach both sinks", () =>
       slack.delivered().length > 0 && hook.delivered().length > 0 ? true : undefined,

@@ -111,6 +111,45 @@ export function failsAfter(seconds: number, status: "failed" | "error", error: s
   return runsThen(status, seconds, error);
 }
 
+/**
+ * running, `failed` (with an error text) after `failAt` seconds, running again at `retryAt`, and
+ * finished a second later.
+ */
+export function failsThenFinishes(failAt: number, retryAt: number, error: string): Steps {
+  return [
+    ...runsThen("failed", failAt, error),
+    { status: "running", after_seconds: retryAt },
+    { status: "finished", after_seconds: retryAt + 1 },
+  ];
+}
+
+/** An `apply_config` on the project's branch that fails (as `status`) with `error` after 1 s. */
+export function scriptFailure(
+  sim: TestSimulator,
+  project: SimProject,
+  error: string,
+  status: "failed" | "error" = "failed",
+): ReturnType<TestSimulator["sim"]["scriptOperation"]> {
+  return scriptOperation(sim, project, "apply_config", failsAfter(1, status, error));
+}
+
+/** Scripts an `action` with these `steps` on the project's branch (and endpoint, if asked). */
+export function scriptOperation(
+  sim: TestSimulator,
+  project: SimProject,
+  action: string,
+  steps: Steps,
+  options: { readonly onEndpoint?: boolean } = {},
+): ReturnType<TestSimulator["sim"]["scriptOperation"]> {
+  return sim.sim.scriptOperation({
+    project_id: project.projectId,
+    branch_id: project.branchId,
+    ...(options.onEndpoint === true ? { endpoint_id: project.endpointId } : {}),
+    action,
+    steps,
+  });
+}
+
 /** The alert the exporter must raise for one arrival at `failed` or `error`. */
 export interface ExpectedAlert {
   readonly id: string;
