@@ -10,21 +10,10 @@ import {
 } from "../../src/alerts/rules.js";
 import { acknowledge, addToOutbox, deadLetter } from "../../src/store/index.js";
 import { nextBatch, retryDelayMs, type SinkPolicy } from "../../src/alerts/delivery-plan.js";
-import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
+import type { Transition } from "../../src/sync/transitions.js";
+import { FAILED_OPERATION } from "./support/failed-operation.js";
 
-const op: OperationSnapshot = {
-  id: "0b9e5d4c-1111-4222-8333-944455556666",
-  projectId: "p-1",
-  branchId: "br-1",
-  endpointId: "ep-1",
-  action: "start_compute",
-  status: "failed",
-  failuresCount: 1,
-  createdAtMs: Date.parse("2026-01-01T00:00:00Z"),
-  updatedAtMs: Date.parse("2026-01-01T00:00:10Z"),
-  durationMs: 10_000,
-  error: "compute did not start",
-};
+const op = FAILED_OPERATION;
 
 const defaults: AlertRulesOptions = {
   cancelledIsFailure: false,

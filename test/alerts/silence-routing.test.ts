@@ -9,19 +9,13 @@ import { alertHook } from "../../src/alerts/setup.js";
 import { configSchema, resolveSinks, type ConfigInput } from "../../src/config/index.js";
 import type { AlertedTo, RoutedAlerts } from "../../src/sync/index.js";
 import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
+import { FAILED_OPERATION } from "./support/failed-operation.js";
 
 const op: OperationSnapshot = {
-  id: "0b9e5d4c-1111-4222-8333-944455556666",
-  projectId: "p-1",
+  ...FAILED_OPERATION,
   branchId: undefined,
   endpointId: undefined,
   error: undefined,
-  action: "start_compute",
-  status: "failed",
-  failuresCount: 1,
-  createdAtMs: Date.parse("2026-01-01T00:00:00Z"),
-  updatedAtMs: Date.parse("2026-01-01T00:00:10Z"),
-  durationMs: 10_000,
 };
 const failed: Transition = { kind: "ended", op, status: "failed", count: 1, durationSeconds: 10 };
 const recovered: Transition = {

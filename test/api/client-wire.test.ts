@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/index.js";
 import { apiErrorOf, expectNoSecret, recordingEvents } from "./support/client.js";
 import { SkippingClock } from "./support/virtual-clock.js";
+import { WIRE_OPERATION } from "./support/wire-operation.js";
 
 interface Recorded {
   readonly method: string;
@@ -57,16 +58,7 @@ afterEach(() => {
 const newClient = (extra: Partial<Parameters<typeof createApiClient>[0]> = {}) =>
   createApiClient({ apiKey: KEY, baseUrl, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
 
-const op = {
-  id: "0b7a4d5e-6f00-4a6c-9d6e-1f2a3b4c5d6e",
-  project_id: "p-1",
-  branch_id: "br-1",
-  action: "start_compute",
-  status: "running",
-  failures_count: 0,
-  created_at: "2025-01-01T00:00:00Z",
-  updated_at: "2025-01-01T00:00:00Z",
-};
+const op = WIRE_OPERATION;
 
 describe("requests", () => {
   it("carry auth, accept, user agent and request id; content type only with a body", async () => {

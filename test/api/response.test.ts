@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { operationsPageSchema } from "../../src/contract/index.js";
 import { interpretResponse } from "../../src/api/response.js";
+import { WIRE_OPERATION } from "./support/wire-operation.js";
 
 const NOW = Date.UTC(2025, 0, 1);
-const op = {
-  id: "0b7a4d5e-6f00-4a6c-9d6e-1f2a3b4c5d6e",
-  project_id: "p-1",
-  branch_id: "br-1",
-  action: "start_compute",
-  status: "running",
-  failures_count: 0,
-  created_at: "2025-01-01T00:00:00Z",
-  updated_at: "2025-01-01T00:00:00Z",
-};
+const op = WIRE_OPERATION;
 
 const respond = (status: number, body: string, headers: Record<string, string> = {}) => ({
   status,
