@@ -25,11 +25,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { findBinary, requireBinary } from "../e2e/support/binaries.js";
-import { scrape, tempDir, waitFor } from "../e2e/support/exporter.js";
+import {
+  scrape,
+  startTestExporter,
+  tempDir,
+  waitFor,
+  type TestExporter,
+} from "../e2e/support/exporter.js";
 import { startPrometheus, type RunningPrometheus, type Series } from "../e2e/support/prometheus.js";
 import { PROJECT_VARIABLE_QUERY } from "../../tools/dashboards/index.js";
 import { loadDashboards, panelQueries, substitute, type PanelQuery } from "./support/dashboards.js";
-import { startStackExporter, type StackExporter } from "./support/stack.js";
 import { RULES_JOB, loadAlertRules } from "../rules/support.js";
 
 const TRAFFIC_PROJECTS = 6;
@@ -42,7 +47,7 @@ const prometheusBinary = findBinary("prometheus");
 
 let t: TestSimulator | undefined;
 let receiver: Receiver | undefined;
-let exporter: StackExporter | undefined;
+let exporter: TestExporter | undefined;
 let prometheus: RunningPrometheus | undefined;
 let state: { dir: string; remove(): Promise<void> } | undefined;
 /** The answers to the last round of queries, by query. */
@@ -134,7 +139,7 @@ beforeAll(async () => {
   for (const sink of Object.keys(SINKS)) {
     env[`PGCP_E2E_${sink.toUpperCase()}_URL`] = `${receiver.url}/${sink}/hook`;
   }
-  exporter = await startStackExporter(
+  exporter = await startTestExporter(
     t,
     {
       projects: "all",

@@ -25,11 +25,13 @@ export interface TestExporter {
 /**
  * Starts the exporter against `sim` with `settings` merged over test defaults: the
  * simulator's URL and key, `listen` on a random loopback port, log level `warn` (kept in
- * memory). `settings` must name `projects` and `state.dir`.
+ * memory). `settings` must name `projects` and `state.dir`. The sinks read their URLs and
+ * secrets from `env` (default: the process's).
  */
 export async function startTestExporter(
   sim: TestSimulator,
   settings: RawConfig,
+  env?: NodeJS.ProcessEnv,
 ): Promise<TestExporter> {
   const config = resolveConfig("e2e test", [
     {
@@ -46,7 +48,10 @@ export async function startTestExporter(
       done();
     },
   });
-  const exporter = await startExporter(config, { logger: createLogger(config.log.level, sink) });
+  const exporter = await startExporter(config, {
+    logger: createLogger(config.log.level, sink),
+    ...(env === undefined ? {} : { env }),
+  });
   return {
     exporter,
     url: exporter.server.url,
