@@ -6,13 +6,27 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { runCli as cli } from "../support/run-cli.js";
+import { runCli as cli, type CliRun } from "../support/run-cli.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { simulatorWithProject } from "../support/simulator-suite.js";
 
 let sim: TestSimulator;
 let projectId: string;
 simulatorWithProject((s) => ({ sim, projectId } = s), { plan: "free" });
+
+/**
+ * `check-config --projects <the project>` with `env` (and `args`), checking that nothing it
+ * wrote shows any of `hidden`.
+ */
+async function checkConfigHiding(
+  hidden: readonly string[],
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<CliRun> {
+  const run = await cli(["check-config", "--projects", projectId, ...args], env);
+  for (const secret of hidden) expect(run.stdout + run.stderr).not.toContain(secret);
+  return run;
+}
 
 it("lists every problem by its path and exits 2", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
@@ -114,15 +128,13 @@ it("shows the API address without the credentials or token it may carry", async 
   url.username = "robot";
   url.password = "pw-in-url-1234";
   url.search = "?token=tok-in-url-5678";
-  const run = await cli(["check-config", "--projects", projectId, "--connect"], {
-    PGCP_API_KEY: sim.apiKey,
-    PGCP_API_URL: url.href,
-  });
+  const run = await checkConfigHiding(
+    ["robot", "pw-in-url-1234", "tok-in-url-5678"],
+    { PGCP_API_KEY: sim.apiKey, PGCP_API_URL: url.href },
+    ["--connect"],
+  );
   expect(run.code).toBe(0);
   expect(run.stdout).toContain(`api:       ${sim.apiUrl}`);
-  for (const secret of ["robot", "pw-in-url-1234", "tok-in-url-5678"]) {
-    expect(run.stdout + run.stderr).not.toContain(secret);
-  }
 });
 
 it("refuses a listen address whose port cannot exist", async () => {
@@ -135,23 +147,21 @@ it("refuses a listen address whose port cannot exist", async () => {
 });
 
 it("names a missing sink secret without showing any secret", async () => {
-  const run = await cli(["check-config", "--projects", projectId], {
+  const run = await checkConfigHiding(["secret"], {
     PGCP_API_KEY: "secret-key-value",
     PGCP_WEBHOOK_URL: "not a url with-secret-token",
   });
   expect(run.code).toBe(2);
   expect(run.stderr).toContain("sinks[0].urlEnv: PGCP_WEBHOOK_URL does not hold an http(s) URL");
-  expect(run.stderr + run.stdout).not.toContain("secret");
 });
 
 it("shows a Postgres state URL without its password", async () => {
-  const run = await cli(["check-config", "--projects", projectId], {
+  const run = await checkConfigHiding(["pw-secret-42"], {
     PGCP_API_KEY: "k",
     PGCP_STATE_URL: "postgres://pgcp:pw-secret-42@db.internal:5432/pgcp",
   });
   expect(run.code).toBe(0);
   expect(run.stdout).toContain("postgres://db.internal:5432/pgcp (Postgres");
-  expect(run.stdout + run.stderr).not.toContain("pw-secret-42");
 });
 
 it("checks the key and each project with one request when asked to connect", async () => {
