@@ -1,15 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  closeAll,
-  endpoint,
-  family,
-  lines,
-  metricsFor,
-  pollResult,
-  projectState,
-  render,
-  samples,
-} from "./support/fixtures.js";
+import { endpoint, pollResult, projectState } from "./support/fixtures.js";
+import { closeAll, family, lines, metricsFor, render, samples } from "./support/rendering.js";
 
 afterEach(closeAll);
 

@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { StateFileError } from "../../src/store/index.js";
-import {
-  T0_MS,
-  alert,
-  closeAll,
-  family,
-  lines,
-  metricsFor,
-  pollResult,
-  projectState,
-  render,
-  samples,
-} from "./support/fixtures.js";
+import { T0_MS, alert, pollResult, projectState } from "./support/fixtures.js";
+import { closeAll, family, lines, metricsFor, render, samples } from "./support/rendering.js";
 
 afterEach(closeAll);
 

@@ -1,6 +1,8 @@
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CachedExposition } from "../../src/metrics/exposition.js";
-import { closeAll, metricsFor, pollResult, projectState } from "./support/fixtures.js";
+import { pollResult, projectState } from "./support/fixtures.js";
+import { closeAll, metricsFor } from "./support/rendering.js";
 
 const TIMING = { gatherMs: 250, refreshMs: 5000 };
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -15,6 +17,12 @@ function counter() {
   return { state, render };
 }
 
+/**
+ * zlib's gzip, answered in the same turn: the timing tests below fake the timers and step
+ * through the renderings, which a compression on the thread pool would not follow.
+ */
+const compressNow = (plain: Buffer) => Promise.resolve(gzipSync(plain));
+
 const body = (exposition: CachedExposition) => exposition.current().body.toString();
 
 describe("the cached exposition", () => {
@@ -28,20 +36,41 @@ describe("the cached exposition", () => {
     vi.useRealTimers();
   });
 
-  it("renders once at construction, before any later turn of the event loop", async () => {
+  it("renders once at construction, and publishes the rendering with its gzip form", async () => {
     const { state, render } = counter();
     exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
     expect(exposition.current().body.length).toBe(0);
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(body(exposition)).toBe("render #1\n");
+    expect(gunzipSync(exposition.current().gzip).length).toBe(0);
+    await vi.waitFor(() => {
+      expect(body(exposition!)).toBe("render #1\n");
+    });
+    expect(gunzipSync(exposition.current().gzip).toString()).toBe("render #1\n");
     expect(exposition.current().contentType).toBe(CONTENT_TYPE);
     expect(state.calls).toBe(1);
   });
 
+  it("keeps the last rendering, both forms, and reports the error when compressing fails", async () => {
+    const errors: unknown[] = [];
+    let fail = false;
+    const { render } = counter();
+    exposition = new CachedExposition(
+      render,
+      CONTENT_TYPE,
+      TIMING,
+      (e) => errors.push(e),
+      (plain) => (fail ? Promise.reject(new Error("no zlib")) : Promise.resolve(gzipSync(plain))),
+    );
+    await exposition.refresh();
+    fail = true;
+    await exposition.refresh();
+    expect(body(exposition)).toBe("render #2\n");
+    expect(gunzipSync(exposition.current().gzip).toString()).toBe("render #2\n");
+    expect(errors).toEqual([new Error("no zlib")]);
+  });
+
   it("serves scrapes from the cache without rendering", async () => {
     const { state, render } = counter();
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     await exposition.refresh();
     for (let i = 0; i < 100; i++) exposition.current();
     expect(state.calls).toBe(2);
@@ -49,7 +78,7 @@ describe("the cached exposition", () => {
 
   it("gathers a burst of changes into one rebuild", async () => {
     const { state, render } = counter();
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     await vi.advanceTimersByTimeAsync(0);
     for (let i = 0; i < 50; i++) exposition.invalidate();
     await vi.advanceTimersByTimeAsync(249);
@@ -64,7 +93,7 @@ describe("the cached exposition", () => {
 
   it("rebuilds on the refresh timer with no change, for values read at render time", async () => {
     const { state, render } = counter();
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     await vi.advanceTimersByTimeAsync(4999);
     expect(state.calls).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -82,7 +111,7 @@ describe("the cached exposition", () => {
       return Promise.resolve("x\n");
     };
     const spy = vi.fn(render);
-    exposition = new CachedExposition(spy, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(spy, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     slow = true;
     await exposition.refresh();
     spy.mockClear();
@@ -97,7 +126,13 @@ describe("the cached exposition", () => {
     const errors: unknown[] = [];
     let fail = false;
     const render = () => (fail ? Promise.reject(new Error("boom")) : Promise.resolve("good\n"));
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, (e) => errors.push(e));
+    exposition = new CachedExposition(
+      render,
+      CONTENT_TYPE,
+      TIMING,
+      (e) => errors.push(e),
+      compressNow,
+    );
     await exposition.refresh();
     fail = true;
     await exposition.refresh();
@@ -113,7 +148,7 @@ describe("the cached exposition", () => {
       await new Promise<void>((resolve) => (release = resolve));
       return `value ${seen}\n`;
     };
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     await vi.advanceTimersByTimeAsync(0); // the first rendering has read value 1 and waits
     value = 2;
     const second = exposition.refresh();
@@ -127,7 +162,7 @@ describe("the cached exposition", () => {
 
   it("stops its timers on close and keeps serving the last rendering", async () => {
     const { state, render } = counter();
-    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined);
+    exposition = new CachedExposition(render, CONTENT_TYPE, TIMING, () => undefined, compressNow);
     await vi.advanceTimersByTimeAsync(0);
     exposition.invalidate();
     exposition.close();

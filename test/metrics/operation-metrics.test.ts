@@ -1,18 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DURATION_BUCKETS_SECONDS } from "../../src/sync/totals.js";
-import {
-  T0_S,
-  arrival,
-  closeAll,
-  family,
-  lines,
-  metricsFor,
-  pollResult,
-  projectState,
-  render,
-  samples,
-  trackedOperation,
-} from "./support/fixtures.js";
+import { T0_S, arrival, pollResult, projectState, trackedOperation } from "./support/fixtures.js";
+import { closeAll, family, lines, metricsFor, render, samples } from "./support/rendering.js";
 
 afterEach(closeAll);
 

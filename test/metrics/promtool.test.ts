@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, metricsFor, render } from "./support/fixtures.js";
+import { closeAll, metricsFor, render } from "./support/rendering.js";
 import { PROBES, feedEverything } from "./support/scenario.js";
 
 afterEach(closeAll);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { CATALOGUE, createExporterMetrics } from "../../src/metrics/index.js";
-import { closeAll, metricsFor, render } from "./support/fixtures.js";
+import { closeAll, metricsFor, render } from "./support/rendering.js";
 import { PROBES, feedEverything } from "./support/scenario.js";
 
 afterEach(closeAll);
