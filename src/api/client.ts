@@ -24,7 +24,9 @@ import { pageIsConsistent, walkPages } from "./paging.js";
 import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
 import { paths, type RouteName } from "./routes.js";
 import { Transport } from "./transport.js";
-import { waitForOperations, type WaitOptions, type WaitResult } from "./wait-for-operations.js";
+import { findOpenOperations, operationReader, type OpenFilter } from "./operation-reads.js";
+import type { WaitResult } from "./operation-watch.js";
+import { followOperations, type WaitOptions } from "./wait-for-operations.js";
 
 /** Per-call options. */
 export interface CallOptions {
@@ -131,14 +133,30 @@ export interface ApiClient {
   /** `POST …/endpoints/{id}/restart`: restarts an endpoint's compute. */
   restartEndpoint: EndpointAction;
   /**
-   * Polls the operations that have not ended (by `getOperation`) until all have, or the timeout
-   * strikes: the end of a change above, or of any operation read from the log.
+   * Polls the operations that have not ended until all have, or the timeout strikes: the end of
+   * a change above, or of any operation read from the log. Each poll reads them with the fewest
+   * requests (`operation-reads.ts`): a get for one, the log's newest page(s) for several.
    */
   waitForOperations(
     projectId: string,
     operations: readonly Operation[],
     options?: WaitOptions,
   ): Promise<WaitResult>;
+  /** The current records of operations by id, with the fewest requests (404: an `ApiError`). */
+  readOperations(
+    projectId: string,
+    operationIds: readonly string[],
+    options?: CallOptions,
+  ): Promise<readonly Operation[]>;
+  /**
+   * The project's operations that are open now (on a branch or endpoint, if `filter` says),
+   * newest first, from the log's records of the 24 hours before its newest one.
+   */
+  openOperations(
+    projectId: string,
+    filter?: OpenFilter,
+    options?: CallOptions,
+  ): Promise<Operation[]>;
   /** The shared limiter's state: tokens left, requests in flight and queued, time waited. */
   limiterStats(): RateLimiterStats;
   /** Rejects queued requests, waits for those in flight, closes the connections. */
@@ -319,12 +337,23 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
     suspendEndpoint: endpointAction("suspendEndpoint", "suspend"),
     restartEndpoint: endpointAction("restartEndpoint", "restart"),
     waitForOperations: (projectId, operations, waitOptions) =>
-      waitForOperations(
-        (operationId, signal) =>
-          getOperation(projectId, operationId, signal === undefined ? {} : { signal }),
+      followOperations(
+        operationReader({ listOperations, getOperation }, projectId),
         options.clock,
         operations,
         waitOptions,
+      ),
+    readOperations: (projectId, operationIds, callOptions) =>
+      operationReader({ listOperations, getOperation }, projectId)(
+        operationIds,
+        callOptions?.signal,
+      ),
+    openOperations: (projectId, filter, callOptions) =>
+      findOpenOperations(
+        { listOperations, getOperation },
+        projectId,
+        filter ?? {},
+        callOptions?.signal,
       ),
     limiterStats: () => deps.limiter.stats(),
     async close() {

@@ -31,7 +31,11 @@ export type { RateLimiterStats } from "./rate-limiter.js";
 export type { HttpMethod, RouteName } from "./routes.js";
 export {
   operationOutcome,
+  waitVerdict,
   type OperationOutcome,
-  type WaitOptions,
+  type StatusChange,
   type WaitResult,
-} from "./wait-for-operations.js";
+  type WaitVerdict,
+} from "./operation-watch.js";
+export { OPEN_LOOKBACK_MS, type OpenFilter } from "./operation-reads.js";
+export type { WaitOptions } from "./wait-for-operations.js";

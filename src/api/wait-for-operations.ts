@@ -1,77 +1,87 @@
-import type { Operation, OperationStatus } from "../contract/index.js";
+import type { Operation } from "../contract/index.js";
 import type { Clock } from "./clock.js";
+import {
+  isStillWatched,
+  observe,
+  summarise,
+  type StatusChange,
+  type Watch,
+  type WaitResult,
+} from "./operation-watch.js";
 
 export interface WaitOptions {
   /** Pause between polls. Default 5000 ms, the seed's suggested poll interval. */
   readonly intervalMs?: number;
   /** Give up after this long. Default 300000 ms (the official SDK's timeout). */
   readonly timeoutMs?: number;
+  /**
+   * How long a `failed` operation is still read, from when it was first seen failed, in case the
+   * service retries it (as the daemon's `poll.watchFailed` does). Default 0: failed is an end.
+   */
+  readonly retryGraceMs?: number;
+  /** Told of each operation's first record, then of every status change. */
+  readonly onStatus?: (change: StatusChange) => void;
   readonly signal?: AbortSignal;
 }
 
-export interface WaitResult {
-  /** Ended as finished or skipped. */
-  readonly succeeded: readonly Operation[];
-  /** Ended as failed, error or cancelled. */
-  readonly failed: readonly Operation[];
-  /** Still open (or in a status nobody documents) when the timeout struck; empty otherwise. */
-  readonly pending: readonly Operation[];
-  readonly timedOut: boolean;
-}
-
-export type OperationOutcome = "succeeded" | "failed" | "pending";
-
-/**
- * The official SDK's view of a status: finished and skipped succeeded; failed, error and
- * cancelled failed (a failed operation may still be retried by the service, but a waiter that
- * blocks a dependent request should not wait for that). Anything else, including statuses no
- * document names yet, is still pending.
- */
-export function operationOutcome(status: OperationStatus): OperationOutcome {
-  switch (status) {
-    case "finished":
-    case "skipped":
-      return "succeeded";
-    case "failed":
-    case "error":
-    case "cancelled":
-      return "failed";
-    default:
-      return "pending";
-  }
-}
+/** Reads the current record of each operation of `ids` (in any order); rejects if one cannot be. */
+export type ReadOperations = (
+  ids: readonly string[],
+  signal: AbortSignal | undefined,
+) => Promise<readonly Operation[]>;
 
 const WAIT_DEFAULTS = { intervalMs: 5_000, timeoutMs: 300_000 } as const;
 
 /**
- * Polls every operation that has not ended, each interval, until all have ended or the timeout
- * strikes; operations that had ended are not fetched again. Errors of `fetchOperation` (after
+ * Reads every operation still watched (see `isStillWatched`), each interval, until none is or
+ * the timeout strikes; operations that have ended are not read again. Errors of `read` (after
  * the client's own retries) propagate.
  */
-export async function waitForOperations(
-  fetchOperation: (operationId: string, signal: AbortSignal | undefined) => Promise<Operation>,
+export async function followOperations(
+  read: ReadOperations,
   clock: Clock,
   operations: readonly Operation[],
   options: WaitOptions = {},
 ): Promise<WaitResult> {
   const intervalMs = options.intervalMs ?? WAIT_DEFAULTS.intervalMs;
+  const graceMs = options.retryGraceMs ?? 0;
   const deadline = clock.now() + (options.timeoutMs ?? WAIT_DEFAULTS.timeoutMs);
-  const latest = new Map(operations.map((op) => [op.id, op]));
-  const isPending = (op: Operation): boolean => operationOutcome(op.status) === "pending";
-  let pending = [...latest.values()].filter(isPending);
-  while (pending.length > 0) {
+  const watches = new Map<string, Watch>();
+  const note = (record: Operation): void => {
+    const { watch, change } = observe(watches.get(record.id), record, clock.now());
+    watches.set(record.id, watch);
+    if (change !== undefined) options.onStatus?.(change);
+  };
+  const watched = (): string[] =>
+    [...watches.values()]
+      .filter((w) => isStillWatched(w, clock.now(), graceMs))
+      .map((w) => w.record.id);
+
+  for (const op of operations) note(op);
+  let ids = watched();
+  while (ids.length > 0) {
     const remaining = deadline - clock.now();
     if (remaining <= 0) break;
     await clock.sleep(Math.min(intervalMs, remaining), options.signal);
-    const polled = await Promise.all(pending.map((op) => fetchOperation(op.id, options.signal)));
-    for (const op of polled) latest.set(op.id, op);
-    pending = polled.filter(isPending);
+    for (const record of await read(ids, options.signal)) {
+      if (watches.has(record.id)) note(record);
+    }
+    ids = watched();
   }
-  const all = [...latest.values()];
-  return {
-    succeeded: all.filter((op) => operationOutcome(op.status) === "succeeded"),
-    failed: all.filter((op) => operationOutcome(op.status) === "failed"),
-    pending,
-    timedOut: pending.length > 0,
-  };
+  return summarise(watches.values());
+}
+
+/** `followOperations` with one `fetchOperation` per operation still watched. */
+export function waitForOperations(
+  fetchOperation: (operationId: string, signal: AbortSignal | undefined) => Promise<Operation>,
+  clock: Clock,
+  operations: readonly Operation[],
+  options: WaitOptions = {},
+): Promise<WaitResult> {
+  return followOperations(
+    (ids, signal) => Promise.all(ids.map((id) => fetchOperation(id, signal))),
+    clock,
+    operations,
+    options,
+  );
 }

@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
-import { operationOutcome, waitForOperations } from "../../src/api/wait-for-operations.js";
+import { WIRE_OPERATION } from "./support/wire-operation.js";
+import { operationOutcome } from "../../src/api/operation-watch.js";
+import { waitForOperations } from "../../src/api/wait-for-operations.js";
 import { ManualClock, flushPromises } from "./support/virtual-clock.js";
 
 const op = (id: string, status: string): Operation => ({
+  ...WIRE_OPERATION,
   id,
-  project_id: "p-1",
-  branch_id: "br-1",
-  action: "start_compute",
   status,
-  failures_count: 0,
-  created_at: "2025-01-01T00:00:00Z",
-  updated_at: "2025-01-01T00:00:00Z",
 });
 
 /** A fetcher whose answers the test scripts; it records every fetch. */
@@ -101,5 +98,38 @@ describe("waitForOperations", () => {
     });
     controller.abort(new Error("shutdown"));
     await expect(result).rejects.toThrow("shutdown");
+  });
+});
+
+describe("waitForOperations with a retry grace", () => {
+  it("keeps reading a failed operation within the grace and follows its retry", async () => {
+    const clock = new ManualClock();
+    const { fetched, fetch } = scripted({ a: ["failed", "running", "finished"] });
+    const changes: string[] = [];
+    const result = waitForOperations(fetch, clock, [op("a", "running")], {
+      intervalMs: 1000,
+      retryGraceMs: 5000,
+      onStatus: (c) => changes.push(`${c.from ?? "-"}>${c.operation.status}`),
+    });
+    await clock.advance(3000);
+    const { succeeded, failed } = await result;
+    expect(fetched).toEqual(["a", "a", "a"]);
+    expect(changes).toEqual(["->running", "running>failed", "failed>running", "running>finished"]);
+    expect(succeeded.map((o) => o.status)).toEqual(["finished"]);
+    expect(failed).toEqual([]);
+  });
+
+  it("lets a failed operation go once the grace has run out", async () => {
+    const clock = new ManualClock();
+    const { fetched, fetch } = scripted({ a: ["failed"] });
+    const result = waitForOperations(fetch, clock, [op("a", "running")], {
+      intervalMs: 1000,
+      retryGraceMs: 2000,
+    });
+    await clock.advance(10_000);
+    const { failed, timedOut } = await result;
+    expect(fetched).toEqual(["a", "a", "a"]); // failed at 1000, read at 2000 and 3000
+    expect(failed.map((o) => o.status)).toEqual(["failed"]);
+    expect(timedOut).toBe(false);
   });
 });
