@@ -2,13 +2,24 @@
  * The cached `/metrics` body. Rendering walks every family, so it happens here, after changes
  * and on a slow refresh timer, never on a scrape: a scrape only writes the last buffer. The
  * body is written in slices (`sliced-rendering.ts`), so that a scrape arriving during a
- * rebuild is answered after one slice rather than after the whole rendering.
+ * rebuild is answered after one slice rather than after the whole rendering. Each rendering
+ * is also compressed once, off the event loop (`compressed-body.ts`), and the plain body and
+ * its gzip form are published together: a scrape gets one or the other of the same rendering.
  */
+import { gzipBody, gzipBodyNow } from "./compressed-body.js";
+
+/** One rendering of every metric: its body, the same body compressed, and its content type. */
+export interface Rendering {
+  readonly body: Buffer;
+  /** `body` in gzip, compressed once when the rendering was built. */
+  readonly gzip: Buffer;
+  readonly contentType: string;
+}
 
 /** What the HTTP server serves at `/metrics`. */
 export interface Exposition {
-  /** The current rendering of every metric, and its content type. */
-  current(): { body: Buffer; contentType: string };
+  /** The current rendering. */
+  current(): Rendering;
 }
 
 export interface ExpositionTiming {
@@ -27,41 +38,48 @@ export const DEFAULT_TIMING: ExpositionTiming = { gatherMs: 250, refreshMs: 5000
 const MAX_RENDER_SHARE = 0.1;
 
 const EMPTY = Buffer.alloc(0);
+const EMPTY_GZIP = gzipBodyNow(EMPTY);
 
 export class CachedExposition implements Exposition {
   readonly #render: () => Promise<string | Buffer>;
   readonly #contentType: string;
   readonly #timing: ExpositionTiming;
   readonly #onError: (error: unknown) => void;
-  #body: Buffer | undefined;
+  readonly #compress: (body: Buffer) => Promise<Buffer>;
+  #rendering: Rendering;
   #gathering: NodeJS.Timeout | undefined;
   #refreshing: NodeJS.Timeout | undefined;
-  #rendering: Promise<void> | undefined;
+  #rebuilding: Promise<void> | undefined;
   #lastRenderMs = 0;
   #closed = false;
 
-  /** Starts the first rendering at once; `onError` hears renderings that fail. */
+  /**
+   * Starts the first rendering at once; `onError` hears renderings (or compressions) that fail.
+   * `compress` makes a rendering's gzip form (the default: `gzipBody`).
+   */
   constructor(
     render: () => Promise<string | Buffer>,
     contentType: string,
     timing: ExpositionTiming,
     onError: (error: unknown) => void,
+    compress: (body: Buffer) => Promise<Buffer> = gzipBody,
   ) {
     this.#render = render;
     this.#contentType = contentType;
     this.#timing = timing;
     this.#onError = onError;
+    this.#compress = compress;
+    this.#rendering = { body: EMPTY, gzip: EMPTY_GZIP, contentType };
     void this.refresh();
   }
 
   /**
-   * The latest rendering. The first one is started by the constructor and completes within the
-   * same turn of the event loop (every collector is synchronous, and a sliced rendering of a
-   * body still small at construction needs one slice), so a scrape, which arrives in a
-   * later turn, finds it; a caller in the very same turn gets an empty body.
+   * The latest rendering, published once both its forms are built. The first one is started by
+   * the constructor and is published once compressed, a few milliseconds later; until then
+   * the body is empty (`refresh()` resolves once a rendering is published).
    */
-  current(): { body: Buffer; contentType: string } {
-    return { body: this.#body ?? EMPTY, contentType: this.#contentType };
+  current(): Rendering {
+    return this.#rendering;
   }
 
   /** Something changed: rebuild once the changes of the next moments have gathered. */
@@ -79,10 +97,10 @@ export class CachedExposition implements Exposition {
     clearTimeout(this.#gathering);
     this.#gathering = undefined;
     // One rendering at a time; one asked for during another starts after it, to see its changes.
-    const next = (this.#rendering ?? Promise.resolve()).then(() => this.#rebuild());
-    this.#rendering = next;
+    const next = (this.#rebuilding ?? Promise.resolve()).then(() => this.#rebuild());
+    this.#rebuilding = next;
     void next.then(() => {
-      if (this.#rendering === next) this.#rendering = undefined;
+      if (this.#rebuilding === next) this.#rebuilding = undefined;
     });
     return next;
   }
@@ -96,14 +114,25 @@ export class CachedExposition implements Exposition {
 
   async #rebuild(): Promise<void> {
     const started = performance.now();
+    // On any failure the previous rendering stays: stale numbers beat no numbers, and the
+    // error is reported.
+    let body: Buffer | undefined;
     try {
       const rendered = await this.#render();
-      this.#body = typeof rendered === "string" ? Buffer.from(rendered) : rendered;
+      body = typeof rendered === "string" ? Buffer.from(rendered) : rendered;
     } catch (error) {
-      // The previous rendering stays: stale numbers beat no numbers, and the error is reported.
       this.#onError(error);
     }
     this.#lastRenderMs = performance.now() - started;
+    if (body !== undefined) {
+      // Off the event loop, so it counts in neither the rendering's time nor its share.
+      try {
+        const gzip = await this.#compress(body);
+        this.#rendering = { body, gzip, contentType: this.#contentType };
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
     // The refresh counts from the latest rebuild, whatever caused it: none is done twice.
     clearTimeout(this.#refreshing);
     if (!this.#closed) {

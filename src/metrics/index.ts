@@ -16,6 +16,6 @@ export {
   type ExporterMetrics,
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
-export type { Exposition, ExpositionTiming } from "./exposition.js";
+export type { Exposition, ExpositionTiming, Rendering } from "./exposition.js";
 export type { LeaseProbe, SchedulerProbe } from "./projected-family.js";
 export { renderReference } from "./reference.js";

@@ -1,5 +1,6 @@
 /**
- * The exporter's HTTP server: `/metrics` (a cached rendering, so a scrape writes a buffer),
+ * The exporter's HTTP server: `/metrics` (a cached rendering, so a scrape writes a buffer: the
+ * plain one, or its gzip form when the scraper asks for gzip),
  * `/healthz` (the process is alive) and `/readyz` (state loaded and at least one successful
  * poll), following kube-state-metrics' conventions. With a web configuration it serves HTTPS
  * and asks for basic auth (on every path, or on all but the health endpoints). It holds no
@@ -12,6 +13,7 @@ import type { SecureContextOptions } from "node:tls";
 import type { TlsSettings, WebSecurity } from "../config/index.js";
 import type { Exposition } from "../metrics/index.js";
 import { createAccessGuard, type AccessGuard } from "./access.js";
+import { chooseContentCoding } from "./content-coding.js";
 
 export interface ServerOptions {
   /** `host:port` or `:port` (all interfaces). */
@@ -120,8 +122,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           .end("starting: the committed state is being loaded\n");
         return;
       }
-      const { body, contentType } = options.metrics.current();
-      res.writeHead(200, { "content-type": contentType, "content-length": body.length });
+      const rendering = options.metrics.current();
+      const gzip = chooseContentCoding(req.headers["accept-encoding"]) === "gzip";
+      const body = gzip ? rendering.gzip : rendering.body;
+      res.writeHead(200, {
+        "content-type": rendering.contentType,
+        "content-length": body.length,
+        vary: "Accept-Encoding",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+      });
       res.end(req.method === "HEAD" ? undefined : body);
     } else if (path === "/healthz") {
       res.writeHead(200, { "content-type": "text/plain" }).end("OK\n");

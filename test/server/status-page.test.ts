@@ -504,7 +504,13 @@ describe("the route", () => {
     });
     server = await startServer({
       listen: "127.0.0.1:0",
-      metrics: { current: () => ({ body: Buffer.from(""), contentType: "text/plain" }) },
+      metrics: {
+        current: () => ({
+          body: Buffer.from(""),
+          gzip: Buffer.from(""),
+          contentType: "text/plain",
+        }),
+      },
       notReadyReason: () => undefined,
       routes: { "/": page.handler },
     });
