@@ -16,40 +16,24 @@
  * The seed is printed; `ALERT_KILL_SEED=<n>` replays the choices (not the interleaving with the
  * daemon's timers). `dist/cli.js` must be built (`npm test` builds it first).
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  NEVER_STUCK,
-  QUICK_POLL,
-  UNTHROTTLED_API,
-  writeDaemonConfig,
-} from "../../support/daemon-config.js";
-import {
-  CLI,
-  DaemonGroup,
-  errorsLogged,
-  type DaemonProcess,
-} from "../../support/daemon-process.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { DaemonGroup, errorsLogged, type DaemonProcess } from "../../support/daemon-process.js";
 import { seededChoices } from "../../support/random.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { readStateFiles } from "../../support/state-files.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
 import { sleep } from "../../support/wait.js";
 import { verifyAsDocumented } from "../sinks/signature-example.js";
+import { alertSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedFailureAlerts,
   failsAfter,
-  LINK_TEMPLATE,
   sampleValue,
   secretsIn,
   SECRETS,
-  startScriptedReceiver,
-  startSim,
   waitFor,
   webhookBody,
+  writeAlertDaemonConfig,
   type ScriptedReceiver,
   type SimProject,
 } from "./support.js";
@@ -87,47 +71,38 @@ describe("alert delivery across kill -9", () => {
   /** Set while a run waits to be killed during one of its requests. */
   let onRequest: ((request: ReceivedRequest) => ResponseSpec | undefined) | undefined;
 
-  beforeAll(async () => {
-    dir = await tempDir("pgcp-alerts-kill-");
-    sim = await startSim();
-    hook = await startScriptedReceiver((request) => {
-      const targeted = onRequest?.(request);
-      if (targeted !== undefined) return targeted;
-      // Now and then a failure that echoes the request's path (with its secrets) back.
-      if (random() < 0.1) {
-        return {
-          status: 500,
-          headers: { "x-echo": request.path },
-          body: `upstream failed for ${request.path}`,
-        };
-      }
-      return { status: 200, body: "ok", bodyDelayMs: Math.floor(random() * 30) };
-    });
-    projects = [];
-    for (let i = 0; i < PROJECTS; i++) projects.push(await createProject(sim));
-  });
-
-  afterAll(async () => {
-    await daemons.killAll();
-    await Promise.all([hook.close(), sim.close()]);
-    await removeDir(dir);
-  });
+  alertSuite(
+    {
+      receivers: ["hook"],
+      scripts: {
+        hook: (request) => {
+          const targeted = onRequest?.(request);
+          if (targeted !== undefined) return targeted;
+          // Now and then a failure that echoes the request's path (with its secrets) back.
+          if (random() < 0.1) {
+            return {
+              status: 500,
+              headers: { "x-echo": request.path },
+              body: `upstream failed for ${request.path}`,
+            };
+          }
+          return { status: 200, body: "ok", bodyDelayMs: Math.floor(random() * 30) };
+        },
+      },
+      projects: PROJECTS,
+      tempPrefix: "pgcp-alerts-kill-",
+    },
+    (s) => ({ sim, hook, projects, stateDir: dir } = s),
+  );
+  afterAll(() => daemons.killAll());
 
   it(
     "loses no alert and duplicates only between a 2xx and its acknowledgement",
     { timeout: 120_000 },
     async () => {
-      expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
       console.log(choices.replayLine("alert kill test"));
-      const stateDir = path.join(dir, "state");
-      const configFile = path.join(dir, "config.yaml");
-      await writeDaemonConfig(configFile, {
-        api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
-        projects: projects.map((p) => p.projectId),
-        state: { dir: stateDir },
-        poll: { ...QUICK_POLL, jitter: 0, watchFailed: 0 },
-        stuck: NEVER_STUCK,
-        alerts: { link: LINK_TEMPLATE },
+      const { configFile, stateDir } = await writeAlertDaemonConfig(dir, sim, projects, {
+        poll: { watchFailed: 0 },
         sinks: [
           { name: "hook", kind: "webhook", groupWindow: 0.2, maxBatch: MAX_BATCH, timeout: 2 },
         ],

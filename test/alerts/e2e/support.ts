@@ -10,6 +10,8 @@
  * captured output for them.
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { alertId } from "../../../src/alerts/rules.js";
 import {
   webhookPayloadSchema,
@@ -19,7 +21,14 @@ import { startExporter, type RunningExporter } from "../../../src/exporter/index
 import { resolveConfig, type Config, type RawConfig } from "../../../src/config/index.js";
 import type { ProjectState } from "../../../src/store/index.js";
 import { captureLogger, type CapturedLogger } from "../../support/capture-logger.js";
-import { NEVER_STUCK, QUICK_POLL, UNTHROTTLED_API } from "../../support/daemon-config.js";
+import { expect } from "vitest";
+import {
+  NEVER_STUCK,
+  QUICK_POLL,
+  UNTHROTTLED_API,
+  writeDaemonConfig,
+} from "../../support/daemon-config.js";
+import { CLI } from "../../support/daemon-process.js";
 import { runsThen, type Steps } from "../../support/operation-steps.js";
 import {
   startReceiver,
@@ -325,6 +334,39 @@ export function exporterSettings(
     alerts: { link: LINK_TEMPLATE },
     log: { level: "debug" },
   };
+}
+
+/** Where the real daemon's files are (see `writeAlertDaemonConfig`). */
+export interface AlertDaemonFiles {
+  readonly configFile: string;
+  readonly stateDir: string;
+}
+
+/**
+ * The configuration of the real daemon (`node dist/cli.js run`, with `spawnDaemon`) watching
+ * `projects`: the simulator (its key comes from PGCP_API_KEY), one attempt per request, quick
+ * polls, stuck thresholds far beyond any test, the link template, and `sinks`; `poll` is
+ * merged over the quick polls. Written in `dir` (the state in `dir/state`), once the test has
+ * checked that `dist/cli.js` is built.
+ */
+export async function writeAlertDaemonConfig(
+  dir: string,
+  sim: TestSimulator,
+  projects: readonly SimProject[],
+  settings: { readonly sinks: readonly unknown[]; readonly poll?: Record<string, unknown> },
+): Promise<AlertDaemonFiles> {
+  expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
+  const files = { configFile: path.join(dir, "config.yaml"), stateDir: path.join(dir, "state") };
+  await writeDaemonConfig(files.configFile, {
+    api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
+    projects: projects.map((p) => p.projectId),
+    state: { dir: files.stateDir },
+    poll: { ...QUICK_POLL, jitter: 0, ...settings.poll },
+    stuck: NEVER_STUCK,
+    alerts: { link: LINK_TEMPLATE },
+    sinks: settings.sinks,
+  });
+  return files;
 }
 
 /** The environment holding the sinks' secrets, for receivers at these base URLs. */
