@@ -15,7 +15,8 @@ import type { EndedOperation } from "../../src/store/commit-details.js";
 import { LeaseLostError } from "../../src/store/fencing.js";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from "../../src/store/migrations.js";
 import { PostgresStateStore } from "../../src/store/postgres-store.js";
-import { ProjectSync, emptyTotals } from "../../src/sync/index.js";
+import { emptyTotals } from "../../src/sync/index.js";
+import { neverPollingSync } from "../support/never-polling-sync.js";
 import { createTestDatabase, describePg, type TestDatabase } from "./support.js";
 
 function state(projectId: string, sequence = 1, watermarkSecond = 1_700_000_000): ProjectState {
@@ -62,21 +63,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     (e: unknown) => e,
   );
 }
-
-const unreachableSource = {
-  listOperations: () => Promise.reject(new Error("not reached")),
-  getOperation: () => Promise.reject(new Error("not reached")),
-};
-
-const syncOptions = {
-  firstPageLimit: 10,
-  pageLimit: 10,
-  maxPagesPerPoll: 1,
-  firstStartLookbackSeconds: 3600,
-  backfillSeconds: 0,
-  watchFailedSeconds: 600,
-  stuckAfterSeconds: () => 900,
-};
 
 describePg("the Postgres state store", () => {
   let db: TestDatabase;
@@ -188,7 +174,7 @@ describePg("the Postgres state store", () => {
       expect((error as StateFileError).file).not.toContain("postgres@");
     }
     // A project with such a row is blocked: nothing is polled or written.
-    const sync = new ProjectSync("p-bad-1", store, unreachableSource, syncOptions);
+    const sync = neverPollingSync("p-bad-1", store);
     expect((await sync.step(Date.now())).kind).toBe("blocked");
     const [row] = await db.query<{ document: unknown }>(
       "SELECT document FROM pgcp_project_state WHERE project_id = 'p-bad-1'",

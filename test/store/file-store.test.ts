@@ -11,7 +11,8 @@ import {
   StateFileError,
   type ProjectState,
 } from "../../src/store/index.js";
-import { ProjectSync, emptyTotals } from "../../src/sync/index.js";
+import { emptyTotals } from "../../src/sync/index.js";
+import { neverPollingSync } from "../support/never-polling-sync.js";
 
 function state(projectId: string, sequence = 1): ProjectState {
   return {
@@ -111,7 +112,7 @@ describe("file state store", () => {
       expect(error.message).toMatch(message);
       expect(error.message).toContain(file);
       // The engine reports the project as blocked and does not touch the file.
-      const sync = new ProjectSync("p-2", store, unreachableSource, syncOptions);
+      const sync = neverPollingSync("p-2", store);
       expect((await sync.step(Date.now())).kind).toBe("blocked");
       expect(await readFile(file, "utf8")).toBe(content);
     }
@@ -143,7 +144,7 @@ describe("file state store", () => {
       ],
     };
     await store.commit(old);
-    const sync = new ProjectSync("p-4", store, unreachableSource, syncOptions);
+    const sync = neverPollingSync("p-4", store);
     const status = await sync.load();
     expect(status.kind === "ready" && status.bucketsReset).toBe(true);
     const arrivals = sync.state?.totals.arrivals[0];
@@ -153,19 +154,3 @@ describe("file state store", () => {
     expect(sync.state?.totals.durationBuckets).toEqual(emptyTotals().durationBuckets);
   });
 });
-
-/** A source that must not be reached: these tests never get as far as polling. */
-const unreachableSource = {
-  listOperations: () => Promise.reject(new Error("not reached")),
-  getOperation: () => Promise.reject(new Error("not reached")),
-};
-
-const syncOptions = {
-  firstPageLimit: 10,
-  pageLimit: 10,
-  maxPagesPerPoll: 1,
-  firstStartLookbackSeconds: 60,
-  backfillSeconds: 0,
-  watchFailedSeconds: 60,
-  stuckAfterSeconds: () => 60,
-};
