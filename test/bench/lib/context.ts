@@ -90,3 +90,27 @@ export async function resetSimStats(sim: SimWorker): Promise<void> {
 export function routeRequests(stats: StatsView, route: string): number {
   return Object.values(stats.routes[route] ?? {}).reduce((a, b) => a + b, 0);
 }
+
+/** What the simulator served in a window, per minute, and the requests it refused with 429. */
+export interface RequestRates {
+  readonly requestsPerMinute: number;
+  /** Operations reads: the polls' requests. */
+  readonly pollRequestsPerMinute: number;
+  /** Endpoint listings. */
+  readonly listingRequestsPerMinute: number;
+  readonly rateLimited: number;
+}
+
+/** The rates of a stats view; `perMinute` turns a count in the window into a rate. */
+export function requestRates(stats: StatsView, perMinute: (n: number) => number): RequestRates {
+  let rateLimited = 0;
+  for (const perStatus of Object.values(stats.routes)) rateLimited += perStatus["429"] ?? 0;
+  return {
+    requestsPerMinute: perMinute(stats.total),
+    pollRequestsPerMinute: perMinute(
+      routeRequests(stats, "listOperations") + routeRequests(stats, "getOperation"),
+    ),
+    listingRequestsPerMinute: perMinute(routeRequests(stats, "listEndpoints")),
+    rateLimited,
+  };
+}

@@ -26,16 +26,13 @@ import { seededRandom } from "../../support/random.js";
 import { startReceiver } from "../../support/receiver.js";
 import {
   API_KEY,
-  newScratch,
-  removeScratch,
   resetSimStats,
-  routeRequests,
+  requestRates,
   simStats,
   sleep,
-  startExporterWorker,
-  startSimWorker,
   type BenchContext,
 } from "../lib/context.js";
+import { withRig } from "../lib/rig.js";
 import type { MemorySnapshot } from "../lib/process-stats.js";
 import { percentiles, type Percentiles } from "../lib/stats.js";
 
@@ -101,156 +98,150 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
   const { projects, compression: k } = options;
   ctx.log(`polling at scale: ${projects} projects, time compressed ${k}x`);
   const wallStarted = performance.now();
-  const sim = await startSimWorker({ clock: "real" });
-  const worker = await startExporterWorker();
-  const receiver = await startReceiver();
-  const dir = await newScratch(ctx.scratch, "fleet-");
-  const random = seededRandom(projects * 31 + k);
-  try {
-    const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
-    const { nowMs } = await sim.run("now");
-    const stateDir = path.join(dir, "state");
-    // Checkpoints at the top of each log: everything from now on is new, from the first poll.
-    await worker.run("writeStates", {
-      dir: stateDir,
-      projects: seeded.projectIds.map((id) => ({ id, second: Math.floor(nowMs / 1000) - 1 })),
-    });
-    const started = await worker.run("start", {
-      env: { PGCP_WEBHOOK_URL: `${receiver.url}/hook` },
-      config: {
-        api: {
-          url: sim.apiUrl,
-          key: API_KEY,
-          requestsPerMinute: DEFAULTS.requestsPerMinute * k,
-          burstPerSecond: DEFAULTS.burstPerSecond * k,
-          // In flight = rate x time per request; the rate is k times the real one.
-          concurrency: DEFAULTS.concurrency * k,
-        },
-        projects: seeded.projectIds,
-        state: { dir: stateDir },
-        listen: "127.0.0.1:0",
-        poll: {
-          interval: DEFAULTS.interval / k,
-          fastInterval: DEFAULTS.fastInterval / k,
-          endpointsInterval: DEFAULTS.endpointsInterval / k,
-        },
-        sinks: [{ name: "hook", kind: "webhook", groupWindow: DEFAULTS.groupWindow / k }],
-      },
-    });
-    const plan = await worker.run("scheduler");
-    const plannedInterval = plan.baseIntervalSeconds; // compressed seconds
-
-    // The first round: every project polled once (they all fall due within the fast interval).
-    const roundStarted = performance.now();
-    for (;;) {
-      const p = await worker.run("progress");
-      if (p.commits >= 2 * projects) break;
-      await sleep(200);
-    }
-    const firstRoundSeconds = (performance.now() - roundStarted) / 1000;
-
-    // The measured window: failures injected at random over 1.5 intervals.
-    await resetSimStats(sim);
-    receiver.clear();
-    const before = await worker.run("progress");
-    const windowStarted = performance.now();
-    const windowMs = Math.max(1.5 * plannedInterval, 20) * 1000;
-    const times = Array.from({ length: options.failures }, () => random() * windowMs).sort(
-      (a, b) => a - b,
-    );
-    const injected: { projectId: string; id: string }[] = [];
-    for (const at of times) {
-      const wait = at - (performance.now() - windowStarted);
-      if (wait > 0) await sleep(wait);
-      const projectId = seeded.projectIds[Math.floor(random() * projects)] ?? "";
-      const failsAfter = (FAILS_AFTER.min + random() * (FAILS_AFTER.max - FAILS_AFTER.min)) / k;
-      const { ids } = await sim.run("script", {
-        operations: [
-          {
-            projectId,
-            action: "apply_config",
-            steps: [
-              { status: "running", after_seconds: 0 },
-              { status: "failed", after_seconds: failsAfter, error: "bench: injected failure" },
-            ],
+  return withRig(
+    ctx,
+    { prefix: "fleet-", sim: { clock: "real" } },
+    async ({ sim, worker, dir }) => {
+      const receiver = await startReceiver();
+      const random = seededRandom(projects * 31 + k);
+      try {
+        const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
+        const { nowMs } = await sim.run("now");
+        const stateDir = path.join(dir, "state");
+        // Checkpoints at the top of each log: everything from now on is new, from the first poll.
+        await worker.run("writeStates", {
+          dir: stateDir,
+          projects: seeded.projectIds.map((id) => ({ id, second: Math.floor(nowMs / 1000) - 1 })),
+        });
+        const started = await worker.run("start", {
+          env: { PGCP_WEBHOOK_URL: `${receiver.url}/hook` },
+          config: {
+            api: {
+              url: sim.apiUrl,
+              key: API_KEY,
+              requestsPerMinute: DEFAULTS.requestsPerMinute * k,
+              burstPerSecond: DEFAULTS.burstPerSecond * k,
+              // In flight = rate x time per request; the rate is k times the real one.
+              concurrency: DEFAULTS.concurrency * k,
+            },
+            projects: seeded.projectIds,
+            state: { dir: stateDir },
+            listen: "127.0.0.1:0",
+            poll: {
+              interval: DEFAULTS.interval / k,
+              fastInterval: DEFAULTS.fastInterval / k,
+              endpointsInterval: DEFAULTS.endpointsInterval / k,
+            },
+            sinks: [{ name: "hook", kind: "webhook", groupWindow: DEFAULTS.groupWindow / k }],
           },
-        ],
-      });
-      injected.push({ projectId, id: ids[0] ?? "" });
-    }
-    // Every injected failure detected (or a generous deadline: then the figures say so).
-    const wanted = new Set(injected.map((op) => op.id));
-    const firstSeen = new Map<string, number>();
-    let duplicates = 0;
-    const collect = () => {
-      firstSeen.clear();
-      duplicates = 0;
-      for (const request of receiver.requests) {
-        for (const alert of (request.json as AlertBody | undefined)?.alerts ?? []) {
-          const id = alert.operation_id ?? "";
-          if (alert.kind !== "operation_failed" || !wanted.has(id)) continue;
-          if (firstSeen.has(id)) duplicates += 1;
-          else firstSeen.set(id, request.receivedAtMs);
-        }
-      }
-    };
-    const deadline = performance.now() + (4 * plannedInterval + 60 / k + 10) * 1000;
-    collect();
-    while (firstSeen.size < wanted.size && performance.now() < deadline) {
-      await sleep(250);
-      collect();
-    }
-    const seconds = (performance.now() - windowStarted) / 1000;
-    const stats = await simStats(sim);
-    const after = await worker.run("progress");
-    const finalPlan = await worker.run("scheduler");
-    // Live memory (after a collection); the peak RSS is the whole run's.
-    const memory = await worker.run("gc");
-    await worker.run("stop");
+        });
+        const plan = await worker.run("scheduler");
+        const plannedInterval = plan.baseIntervalSeconds; // compressed seconds
 
-    const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });
-    const latencies: number[] = [];
-    for (const [id, received] of firstSeen) {
-      const failed = failedAt[id];
-      if (failed !== undefined && failed !== null) latencies.push(((received - failed) / 1000) * k);
-    }
-    const detection = percentiles(latencies);
-    const perMinute = (n: number) => (n * 60) / seconds / k;
-    const polls = after.commits - before.commits;
-    let rateLimited = 0;
-    for (const perStatus of Object.values(stats.routes)) rateLimited += perStatus["429"] ?? 0;
-    const realInterval = finalPlan.baseIntervalSeconds * k;
-    return {
-      projects,
-      compression: k,
-      requestsPerMinute: perMinute(stats.total),
-      pollRequestsPerMinute: perMinute(
-        routeRequests(stats, "listOperations") + routeRequests(stats, "getOperation"),
-      ),
-      listingRequestsPerMinute: perMinute(routeRequests(stats, "listEndpoints")),
-      // Commits include the notifier's acknowledgements: one per webhook message.
-      pollsPerMinute: perMinute(polls - receiver.requests.length),
-      observedIntervalSeconds: (projects / ((polls - receiver.requests.length) / seconds)) * k,
-      plannedIntervalSeconds: realInterval,
-      plannedFastIntervalSeconds: finalPlan.fastIntervalSeconds * k,
-      stretch: finalPlan.budget.stretch,
-      demandPerMinute: finalPlan.budget.demandPerMinute / k,
-      capacityPerMinute: finalPlan.budget.capacityPerMinute / k,
-      rateLimited,
-      firstRoundSeconds: firstRoundSeconds * k,
-      detection,
-      detectionRatio: { p50: detection.p50 / realInterval, p99: detection.p99 / realInterval },
-      injected: injected.length,
-      detected: firstSeen.size,
-      duplicates,
-      memory,
-      startSeconds: started.startMs / 1000,
-      wallSeconds: (performance.now() - wallStarted) / 1000,
-    };
-  } finally {
-    await worker.close();
-    await sim.close();
-    await receiver.close();
-    await removeScratch(dir);
-  }
+        // The first round: every project polled once (they all fall due within the fast interval).
+        const roundStarted = performance.now();
+        for (;;) {
+          const p = await worker.run("progress");
+          if (p.commits >= 2 * projects) break;
+          await sleep(200);
+        }
+        const firstRoundSeconds = (performance.now() - roundStarted) / 1000;
+
+        // The measured window: failures injected at random over 1.5 intervals.
+        await resetSimStats(sim);
+        receiver.clear();
+        const before = await worker.run("progress");
+        const windowStarted = performance.now();
+        const windowMs = Math.max(1.5 * plannedInterval, 20) * 1000;
+        const times = Array.from({ length: options.failures }, () => random() * windowMs).sort(
+          (a, b) => a - b,
+        );
+        const injected: { projectId: string; id: string }[] = [];
+        for (const at of times) {
+          const wait = at - (performance.now() - windowStarted);
+          if (wait > 0) await sleep(wait);
+          const projectId = seeded.projectIds[Math.floor(random() * projects)] ?? "";
+          const failsAfter = (FAILS_AFTER.min + random() * (FAILS_AFTER.max - FAILS_AFTER.min)) / k;
+          const { ids } = await sim.run("script", {
+            operations: [
+              {
+                projectId,
+                action: "apply_config",
+                steps: [
+                  { status: "running", after_seconds: 0 },
+                  { status: "failed", after_seconds: failsAfter, error: "bench: injected failure" },
+                ],
+              },
+            ],
+          });
+          injected.push({ projectId, id: ids[0] ?? "" });
+        }
+        // Every injected failure detected (or a generous deadline: then the figures say so).
+        const wanted = new Set(injected.map((op) => op.id));
+        const firstSeen = new Map<string, number>();
+        let duplicates = 0;
+        const collect = () => {
+          firstSeen.clear();
+          duplicates = 0;
+          for (const request of receiver.requests) {
+            for (const alert of (request.json as AlertBody | undefined)?.alerts ?? []) {
+              const id = alert.operation_id ?? "";
+              if (alert.kind !== "operation_failed" || !wanted.has(id)) continue;
+              if (firstSeen.has(id)) duplicates += 1;
+              else firstSeen.set(id, request.receivedAtMs);
+            }
+          }
+        };
+        const deadline = performance.now() + (4 * plannedInterval + 60 / k + 10) * 1000;
+        collect();
+        while (firstSeen.size < wanted.size && performance.now() < deadline) {
+          await sleep(250);
+          collect();
+        }
+        const seconds = (performance.now() - windowStarted) / 1000;
+        const stats = await simStats(sim);
+        const after = await worker.run("progress");
+        const finalPlan = await worker.run("scheduler");
+        // Live memory (after a collection); the peak RSS is the whole run's.
+        const memory = await worker.run("gc");
+        await worker.run("stop");
+
+        const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });
+        const latencies: number[] = [];
+        for (const [id, received] of firstSeen) {
+          const failed = failedAt[id];
+          if (failed !== undefined && failed !== null)
+            latencies.push(((received - failed) / 1000) * k);
+        }
+        const detection = percentiles(latencies);
+        const perMinute = (n: number) => (n * 60) / seconds / k;
+        const polls = after.commits - before.commits;
+        const realInterval = finalPlan.baseIntervalSeconds * k;
+        return {
+          projects,
+          compression: k,
+          ...requestRates(stats, perMinute),
+          // Commits include the notifier's acknowledgements: one per webhook message.
+          pollsPerMinute: perMinute(polls - receiver.requests.length),
+          observedIntervalSeconds: (projects / ((polls - receiver.requests.length) / seconds)) * k,
+          plannedIntervalSeconds: realInterval,
+          plannedFastIntervalSeconds: finalPlan.fastIntervalSeconds * k,
+          stretch: finalPlan.budget.stretch,
+          demandPerMinute: finalPlan.budget.demandPerMinute / k,
+          capacityPerMinute: finalPlan.budget.capacityPerMinute / k,
+          firstRoundSeconds: firstRoundSeconds * k,
+          detection,
+          detectionRatio: { p50: detection.p50 / realInterval, p99: detection.p99 / realInterval },
+          injected: injected.length,
+          detected: firstSeen.size,
+          duplicates,
+          memory,
+          startSeconds: started.startMs / 1000,
+          wallSeconds: (performance.now() - wallStarted) / 1000,
+        };
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 }

@@ -14,16 +14,14 @@
 import path from "node:path";
 import {
   API_KEY,
-  newScratch,
-  removeScratch,
+  requestRates,
   resetSimStats,
   routeRequests,
   simStats,
   sleep,
-  startExporterWorker,
-  startSimWorker,
   type BenchContext,
 } from "../lib/context.js";
+import { withRig } from "../lib/rig.js";
 import type { MemorySnapshot } from "../lib/process-stats.js";
 
 export interface CycleCost {
@@ -48,10 +46,7 @@ const RUNNING_FOREVER = [
 
 export async function measureCycleCost(ctx: BenchContext, projects: number): Promise<CycleCost> {
   ctx.log(`request cost per cycle: ${projects} projects`);
-  const sim = await startSimWorker();
-  const worker = await startExporterWorker();
-  const dir = await newScratch(ctx.scratch, "cycle-");
-  try {
+  return withRig(ctx, { prefix: "cycle-" }, async ({ sim, worker, dir }) => {
     const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
     const { nowMs } = await sim.run("now");
     const stateDir = path.join(dir, "state");
@@ -122,11 +117,7 @@ export async function measureCycleCost(ctx: BenchContext, projects: number): Pro
       openBelow100: perOpenProject(openBelow.requests),
       idlePollAllSeconds: idle.seconds,
     };
-  } finally {
-    await worker.close();
-    await sim.close();
-    await removeScratch(dir);
-  }
+  });
 }
 
 export interface BudgetRun {
@@ -164,55 +155,45 @@ export async function measureBudget(
   windowSeconds: number,
 ): Promise<BudgetRun> {
   ctx.log(`requests under the budget: ${projects} projects, ${windowSeconds} s`);
-  const sim = await startSimWorker({ rateLimit: { perMinute: 700, burstPerSecond: 40 } });
-  const worker = await startExporterWorker();
-  const dir = await newScratch(ctx.scratch, "budget-");
-  try {
-    const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
-    const started = await worker.run("start", {
-      config: {
-        api: { url: sim.apiUrl, key: API_KEY },
-        projects: seeded.projectIds,
-        state: { dir: path.join(dir, "state") },
-        listen: "127.0.0.1:0",
-      },
-    });
-    await sleep(warmupSeconds * 1000);
-    await resetSimStats(sim);
-    const before = await worker.run("progress");
-    const t0 = performance.now();
-    await sleep(windowSeconds * 1000);
-    const stats = await simStats(sim);
-    const after = await worker.run("progress");
-    const seconds = (performance.now() - t0) / 1000;
-    const plan = await worker.run("scheduler");
-    const memory = await worker.run("memory");
-    await worker.run("stop");
-    const perMinute = (n: number) => (n * 60) / seconds;
-    const polls = after.commits - before.commits;
-    let rateLimited = 0;
-    for (const perStatus of Object.values(stats.routes)) rateLimited += perStatus["429"] ?? 0;
-    return {
-      projects,
-      windowSeconds: seconds,
-      requestsPerMinute: perMinute(stats.total),
-      pollRequestsPerMinute: perMinute(
-        routeRequests(stats, "listOperations") + routeRequests(stats, "getOperation"),
-      ),
-      listingRequestsPerMinute: perMinute(routeRequests(stats, "listEndpoints")),
-      rateLimited,
-      pollsPerMinute: perMinute(polls),
-      observedIntervalSeconds: polls === 0 ? Infinity : projects / (polls / seconds),
-      plannedIntervalSeconds: plan.baseIntervalSeconds,
-      stretch: plan.budget.stretch,
-      demandPerMinute: plan.budget.demandPerMinute,
-      capacityPerMinute: plan.budget.capacityPerMinute,
-      memory,
-      startSeconds: started.startMs / 1000,
-    };
-  } finally {
-    await worker.close();
-    await sim.close();
-    await removeScratch(dir);
-  }
+  return withRig(
+    ctx,
+    { prefix: "budget-", sim: { rateLimit: { perMinute: 700, burstPerSecond: 40 } } },
+    async ({ sim, worker, dir }) => {
+      const seeded = await sim.run("seedBulk", { projects, operationsPerProject: 20 });
+      const started = await worker.run("start", {
+        config: {
+          api: { url: sim.apiUrl, key: API_KEY },
+          projects: seeded.projectIds,
+          state: { dir: path.join(dir, "state") },
+          listen: "127.0.0.1:0",
+        },
+      });
+      await sleep(warmupSeconds * 1000);
+      await resetSimStats(sim);
+      const before = await worker.run("progress");
+      const t0 = performance.now();
+      await sleep(windowSeconds * 1000);
+      const stats = await simStats(sim);
+      const after = await worker.run("progress");
+      const seconds = (performance.now() - t0) / 1000;
+      const plan = await worker.run("scheduler");
+      const memory = await worker.run("memory");
+      await worker.run("stop");
+      const perMinute = (n: number) => (n * 60) / seconds;
+      const polls = after.commits - before.commits;
+      return {
+        projects,
+        windowSeconds: seconds,
+        ...requestRates(stats, perMinute),
+        pollsPerMinute: perMinute(polls),
+        observedIntervalSeconds: polls === 0 ? Infinity : projects / (polls / seconds),
+        plannedIntervalSeconds: plan.baseIntervalSeconds,
+        stretch: plan.budget.stretch,
+        demandPerMinute: plan.budget.demandPerMinute,
+        capacityPerMinute: plan.budget.capacityPerMinute,
+        memory,
+        startSeconds: started.startMs / 1000,
+      };
+    },
+  );
 }
