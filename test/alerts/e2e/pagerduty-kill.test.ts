@@ -14,21 +14,8 @@
  * The routing key comes from PGCP_PAGERDUTY_ROUTING_KEY (a sink's default variable) and shows
  * in no output and not in /metrics. `dist/cli.js` must be built (`npm test` builds it first).
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  NEVER_STUCK,
-  QUICK_POLL,
-  UNTHROTTLED_API,
-  writeDaemonConfig,
-} from "../../support/daemon-config.js";
-import {
-  CLI,
-  DaemonGroup,
-  errorsLogged,
-  type DaemonProcess,
-} from "../../support/daemon-process.js";
+import { DaemonGroup, errorsLogged, type DaemonProcess } from "../../support/daemon-process.js";
 import {
   startPagerDutyReceiver,
   type PagerDutyEventIn,
@@ -37,17 +24,15 @@ import {
 import type { ReceivedRequest } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { readStateFiles } from "../../support/state-files.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedFailureAlerts,
   failsAfter,
-  LINK_TEMPLATE,
   sampleValue,
   secretsIn,
   SECRETS,
-  startSim,
   waitFor,
+  writeAlertDaemonConfig,
   type SimProject,
 } from "./support.js";
 
@@ -60,33 +45,23 @@ describe("PagerDuty delivery across kill -9", () => {
   let project: SimProject;
   const daemons = new DaemonGroup();
 
+  alertSuite(
+    { receivers: [], tempPrefix: "pgcp-pagerduty-kill-" },
+    (s) => ({ sim, project, stateDir: dir } = s),
+  );
   beforeAll(async () => {
-    dir = await tempDir("pgcp-pagerduty-kill-");
-    sim = await startSim();
     pd = await startPagerDutyReceiver();
-    project = await createProject(sim);
   });
-
   afterAll(async () => {
     await daemons.killAll();
-    await Promise.all([pd.close(), sim.close()]);
-    await removeDir(dir);
+    await pd.close();
   });
 
   it(
     "sends an event again after a kill in the ack window, and PagerDuty's dedup keeps one incident",
     { timeout: 90_000 },
     async () => {
-      expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      const stateDir = path.join(dir, "state");
-      const configFile = path.join(dir, "config.yaml");
-      await writeDaemonConfig(configFile, {
-        api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
-        projects: [project.projectId],
-        state: { dir: stateDir },
-        poll: { ...QUICK_POLL, jitter: 0 },
-        stuck: NEVER_STUCK,
-        alerts: { link: LINK_TEMPLATE },
+      const { configFile, stateDir } = await writeAlertDaemonConfig(dir, sim, [project], {
         sinks: [{ name: "oncall", kind: "pagerduty", url: pd.url, groupWindow: 0.2, timeout: 10 }],
       });
       const env = { PGCP_API_KEY: SECRETS.apiKey, PGCP_PAGERDUTY_ROUTING_KEY: ROUTING_KEY };

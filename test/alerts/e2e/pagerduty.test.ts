@@ -17,17 +17,13 @@ import {
   type PagerDutyReceiver,
 } from "../../support/pagerduty-receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { removeDir, tempDir } from "../../support/temp-dir.js";
+import { alertExporterSuite } from "./alert-suite.js";
 import {
-  createProject,
   expectedFailureAlerts,
-  exporterSettings,
   failsAfter,
   LINK_TEMPLATE,
   sampleValue,
   secretsIn,
-  startAlertExporter,
-  startSim,
   waitFor,
   type AlertExporter,
   type SimProject,
@@ -44,14 +40,16 @@ describe("the PagerDuty sink", () => {
   let project: SimProject;
   let stateDir: string;
 
+  // The stand-in is there before the suite's exporter starts, and closed after it stops.
   beforeAll(async () => {
-    sim = await startSim();
     pd = await startPagerDutyReceiver();
-    project = await createProject(sim);
-    stateDir = await tempDir("pgcp-pagerduty-e2e-");
-    exporter = await startAlertExporter(
-      [
-        exporterSettings(sim, stateDir, [project.projectId]),
+  });
+  afterAll(() => pd.close());
+  alertExporterSuite(
+    {
+      receivers: [],
+      tempPrefix: "pgcp-pagerduty-e2e-",
+      layers: () => [
         {
           alerts: { statusPageUrl: STATUS_PAGE },
           sinks: [
@@ -66,16 +64,10 @@ describe("the PagerDuty sink", () => {
           ],
         },
       ],
-      { PD_ROUTING_KEY: ROUTING_KEY },
-    );
-    await waitFor("the first poll", () => exporter.state(project.projectId) !== undefined);
-  });
-
-  afterAll(async () => {
-    await exporter.stop();
-    await Promise.all([pd.close(), sim.close()]);
-    await removeDir(stateDir);
-  });
+      env: () => ({ PD_ROUTING_KEY: ROUTING_KEY }),
+    },
+    (s) => ({ sim, exporter, project, stateDir } = s),
+  );
 
   /** Fails `failAt` s after creation; with `retryAt`, is retried then and finishes 1 s later. */
   function script(action: string, failAt: number, retryAt?: number) {
