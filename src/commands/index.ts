@@ -7,6 +7,7 @@ import { checkConfigCommand } from "./check-config.js";
 import { demoCommand } from "./demo.js";
 import { runCommand as runExporterCommand } from "./run.js";
 import { simulateCommand } from "./simulate.js";
+import { waitCommand } from "./wait.js";
 import { versionLine } from "../version.js";
 
 const COMMANDS: readonly Command[] = [
@@ -14,6 +15,7 @@ const COMMANDS: readonly Command[] = [
   checkConfigCommand,
   demoCommand,
   simulateCommand,
+  waitCommand,
 ];
 
 export function usage(): string {

@@ -1,0 +1,136 @@
+/**
+ * The command line of `pgcp-exporter wait`, read into what to wait for: which project, which
+ * operations (ids, or the open ones, maybe on one branch or endpoint), how often, how long, the
+ * retry grace and the output. Every problem is a sentence naming the flag; nothing is read yet.
+ */
+import { parseArgs } from "node:util";
+import { RESOURCE_ID_PATTERN, idSchema } from "../contract/index.js";
+import { parseDuration } from "../config/index.js";
+
+export const WAIT_HELP = `usage: pgcp-exporter wait --project P (--operation ID ... | --open) [options]
+
+Waits until the control plane's operations have ended, polling about every 5 s, and exits 0
+when all finished (or were skipped), 1 when one failed, 3 on timeout.
+
+options:
+  --project P          the project the operations belong to (required)
+  --operation ID       an operation to wait for; repeat for several
+  --open               wait for every operation of the project open now
+  --branch B           with --open: only those on branch B
+  --endpoint E         with --open: only those on endpoint E
+  --interval D         pause between polls (default 5s)
+  --timeout D          give up after this long, exit 3 (default 10m)
+  --retry-grace D      watch a failed operation this much longer in case the service retries
+                       it (default 0s: failed is the end)
+  --output FORMAT      text (a line per status change and a summary; the default) or json
+                       (one document at the end with each operation's final record)
+
+Durations: seconds, or a value like 500ms, 30s, 5m, 1h30m.
+The API key comes from PGCP_API_KEY (or the file PGCP_API_KEY_FILE names), the address from
+PGCP_API_URL (default the real API).
+
+exit status: 0 all finished or skipped; 1 one failed, error or cancelled; 2 a usage or
+configuration error, or an operation or project the API does not know; 3 timeout; 4 the API
+cannot be reached or refuses the key.`;
+
+export type WaitTarget =
+  | { readonly kind: "ids"; readonly operationIds: readonly string[] }
+  | { readonly kind: "open"; readonly branchId?: string; readonly endpointId?: string };
+
+export type WaitOutput = "text" | "json";
+
+export interface WaitRequest {
+  readonly projectId: string;
+  readonly target: WaitTarget;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly retryGraceMs: number;
+  readonly output: WaitOutput;
+}
+
+export type WaitArgs =
+  | { readonly kind: "request"; readonly request: WaitRequest }
+  | { readonly kind: "help" }
+  | { readonly kind: "usage_error"; readonly problems: readonly string[] };
+
+const OPTIONS = {
+  project: { type: "string" },
+  operation: { type: "string", multiple: true },
+  open: { type: "boolean" },
+  branch: { type: "string" },
+  endpoint: { type: "string" },
+  interval: { type: "string", default: "5s" },
+  timeout: { type: "string", default: "10m" },
+  "retry-grace": { type: "string", default: "0s" },
+  output: { type: "string", default: "text" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Reads `argv` (the arguments after `wait`): a request, a call for help, or what is wrong. */
+export function parseWaitArgs(argv: readonly string[]): WaitArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true }));
+  } catch (error) {
+    return { kind: "usage_error", problems: [(error as Error).message] };
+  }
+  if (values.help === true) return { kind: "help" };
+  const problems: string[] = [];
+  const resourceId = (flag: string, value: string | undefined): string | undefined => {
+    if (value !== undefined && !RESOURCE_ID_PATTERN.test(value)) {
+      problems.push(`${flag} ${JSON.stringify(value)} is not an id (^[a-z0-9-]{1,60}$)`);
+    }
+    return value;
+  };
+  const duration = (flag: string, text: string, allowZero: boolean): number => {
+    const seconds = parseDuration(text);
+    if (seconds === undefined || !Number.isFinite(seconds) || (!allowZero && seconds <= 0)) {
+      problems.push(
+        `${flag} ${JSON.stringify(text)} is not a ${allowZero ? "" : "positive "}duration (use seconds or a value like 500ms, 30s, 5m)`,
+      );
+      return 0;
+    }
+    return Math.round(seconds * 1000);
+  };
+
+  const projectId = resourceId("--project", values.project);
+  if (projectId === undefined) problems.push("--project is required");
+  const branchId = resourceId("--branch", values.branch);
+  const endpointId = resourceId("--endpoint", values.endpoint);
+  const operationIds = values.operation ?? [];
+  for (const id of operationIds) {
+    if (!idSchema.safeParse(id).success) {
+      problems.push(`--operation ${JSON.stringify(id)} is not an operation id`);
+    }
+  }
+  if (operationIds.length > 0 && values.open === true) {
+    problems.push("give either --operation or --open, not both");
+  } else if (operationIds.length === 0 && values.open !== true) {
+    problems.push("give --operation ID (one or more) or --open");
+  }
+  if (values.open !== true && (branchId !== undefined || endpointId !== undefined)) {
+    problems.push("--branch and --endpoint choose among the open operations: use them with --open");
+  }
+  const intervalMs = duration("--interval", values.interval, false);
+  const timeoutMs = duration("--timeout", values.timeout, false);
+  const retryGraceMs = duration("--retry-grace", values["retry-grace"], true);
+  const output = values.output;
+  if (output !== "text" && output !== "json") {
+    problems.push(`--output ${JSON.stringify(output)} is neither text nor json`);
+  }
+  if (problems.length > 0 || projectId === undefined || (output !== "text" && output !== "json")) {
+    return { kind: "usage_error", problems };
+  }
+  const target: WaitTarget =
+    values.open === true
+      ? {
+          kind: "open",
+          ...(branchId === undefined ? {} : { branchId }),
+          ...(endpointId === undefined ? {} : { endpointId }),
+        }
+      : { kind: "ids", operationIds: [...new Set(operationIds)] };
+  return {
+    kind: "request",
+    request: { projectId, target, intervalMs, timeoutMs, retryGraceMs, output },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `pgcp-exporter wait`: waits for a project's control-plane operations to end, for CI jobs that
+ * must not send a dependent request too early (seed 4.2). The flags are read by `wait-flags.ts`,
+ * the decisions are the API client's (`api/operation-watch.ts`), what is printed and the exit
+ * status are `wait-report.ts`'s; this is the edge that reads the API and writes the output.
+ */
+import {
+  ConfigError,
+  SECRET_VARIABLES,
+  displayUrl,
+  loadConfig,
+  readSecretFiles,
+} from "../config/index.js";
+import type { Config } from "../config/index.js";
+import { waitVerdict, type ApiClient } from "../api/index.js";
+import type { Operation } from "../contract/index.js";
+import { apiClientFrom } from "../exporter/index.js";
+import type { Command } from "./command.js";
+import { WAIT_HELP, parseWaitArgs, type WaitRequest } from "./wait-flags.js";
+import {
+  EXIT,
+  apiFailure,
+  exitCodeOf,
+  jsonReport,
+  statusLine,
+  summaryLines,
+} from "./wait-report.js";
+
+export const waitCommand: Command = {
+  name: "wait",
+  summary: "wait for a project's operations to end (for CI): exit 0 finished, 1 failed, 3 timeout",
+  async run(argv) {
+    const args = parseWaitArgs(argv);
+    if (args.kind === "help") {
+      process.stdout.write(WAIT_HELP + "\n");
+      return 0;
+    }
+    if (args.kind === "usage_error") {
+      const problems = args.problems.map((p) => `pgcp-exporter wait: ${p}\n`).join("");
+      process.stderr.write(`${problems}\n${WAIT_HELP}\n`);
+      return EXIT.usage;
+    }
+    const { request } = args;
+    let config: Config;
+    try {
+      config = await loadConfig({
+        env: readSecretFiles(process.env, SECRET_VARIABLES),
+        overrides: { projects: [request.projectId] },
+      });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      process.stderr.write(`pgcp-exporter wait: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const client = apiClientFrom(config);
+    try {
+      return await waitFor(client, request);
+    } catch (error) {
+      const { code, reason } = apiFailure(error, displayUrl(config.api.url));
+      process.stderr.write(`pgcp-exporter wait: ${reason}\n`);
+      return code;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+async function waitFor(client: ApiClient, request: WaitRequest): Promise<number> {
+  const { projectId, target } = request;
+  const text = request.output === "text";
+  const out = (line: string) => process.stdout.write(line + "\n");
+  const initial: readonly Operation[] =
+    target.kind === "open"
+      ? await client.openOperations(projectId, target)
+      : await client.readOperations(projectId, target.operationIds);
+  if (text && target.kind === "open") {
+    out(`${initial.length} open operation${initial.length === 1 ? "" : "s"} in ${projectId}`);
+  }
+  const result = await client.waitForOperations(projectId, initial, {
+    intervalMs: request.intervalMs,
+    timeoutMs: request.timeoutMs,
+    retryGraceMs: request.retryGraceMs,
+    ...(text ? { onStatus: (change) => out(statusLine(change, Date.now())) } : {}),
+  });
+  const verdict = waitVerdict(result);
+  if (text) for (const line of summaryLines(result, verdict, request.timeoutMs)) out(line);
+  else out(jsonReport(projectId, result, verdict));
+  return exitCodeOf(verdict);
+}
