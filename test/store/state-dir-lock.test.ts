@@ -47,6 +47,19 @@ async function acquire(
   return lock;
 }
 
+/** A lock on `dir` that refreshes quickly (stale after 1 s), recording what it reports. */
+async function acquireWatched(
+  dir: string,
+): Promise<{ lock: StateDirLock; events: StateDirLockEvent[] }> {
+  const events: StateDirLockEvent[] = [];
+  const lock = await acquire(dir, {
+    staleMs: 1_000,
+    heartbeatMs: 50,
+    onEvent: (e) => events.push(e),
+  });
+  return { lock, events };
+}
+
 /** Writes a lock file as another process would have, its heartbeat `ageMs` old. */
 async function foreignLock(dir: string, content: Partial<LockHolder> | string, ageMs = 0) {
   const file = path.join(dir, LOCK_FILE);
@@ -215,12 +228,7 @@ describe("state directory lock", () => {
 
   it("refreshes its heartbeat, and notices when another process took the lock", async () => {
     const dir = await directory();
-    const events: StateDirLockEvent[] = [];
-    const lock = await acquire(dir, {
-      staleMs: 1_000,
-      heartbeatMs: 50,
-      onEvent: (e) => events.push(e),
-    });
+    const { lock, events } = await acquireWatched(dir);
     const file = path.join(dir, LOCK_FILE);
     const old = new Date(Date.now() - 10_000);
     await utimes(file, old, old);
@@ -256,12 +264,7 @@ describe("state directory lock", () => {
 
   it("is lost, not taken back, when its file is removed", async () => {
     const dir = await directory();
-    const events: StateDirLockEvent[] = [];
-    const lock = await acquire(dir, {
-      staleMs: 1_000,
-      heartbeatMs: 50,
-      onEvent: (e) => events.push(e),
-    });
+    const { lock, events } = await acquireWatched(dir);
     await rm(path.join(dir, LOCK_FILE));
     await waitFor("the lock lost", () => lock.lost);
     expect(events.map((e) => e.kind)).toEqual(["lost"]);

@@ -4,10 +4,9 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { clientFor, committedArrivals, pollOptions, stateDir } from "./support.js";
+import { clientFor, committedArrivals, pollOptions, openStateStore } from "./support.js";
 import { runsThen } from "../support/operation-steps.js";
 
 let sim: TestSimulator;
@@ -39,8 +38,7 @@ it("counts only the window when the backfill walk spans several polls", async ()
     });
     await sim.sim.advance(3600);
   }
-  const store = new FileStateStore(await stateDir());
-  await store.open();
+  const store = await openStateStore();
   // A 6.5 h window holds 6 or 7 of them (whole hours before now); 2 per page, 1 page per poll.
   // Every transition handed over for alerts: history counted by a backfill raises none.
   const alertable: string[] = [];

@@ -10,10 +10,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
 import type { TestSimulator } from "../support/simulator.js";
-import { committedArrivals, pollOptions, stateDir, truthArrivals } from "./support.js";
+import { committedArrivals, pollOptions, openStateStore, truthArrivals } from "./support.js";
 import { simulatorAndApiClient } from "./client-suite.js";
 
 type Step = { status: string; after_seconds: number };
@@ -140,8 +139,7 @@ describe("exactly-once accounting", () => {
           const projectId = created.project.id;
           const branchId = created.branches[0]!.id;
           const options = pollOptions({ maxPagesPerPoll });
-          const store = new FileStateStore(await stateDir());
-          await store.open();
+          const store = await openStateStore();
           let sync = new ProjectSync(projectId, store, client, options);
           const now = async () => Date.parse((await sim.sim.clock()).now);
           const script = (action: string, path: Step[], offsetSeconds?: number) =>

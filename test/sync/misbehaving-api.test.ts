@@ -7,7 +7,6 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { FileStateStore } from "../../src/store/index.js";
 import {
   ProjectSync,
   WalkError,
@@ -19,7 +18,7 @@ import type { TestSimulator } from "../support/simulator.js";
 import {
   committedArrivals,
   pollOptions,
-  stateDir,
+  openStateStore,
   truthArrivals,
   type Arrivals,
 } from "./support.js";
@@ -41,8 +40,7 @@ async function watched(options: Partial<PollOptions> = {}) {
   const projectId = created.project.id;
   const branchId = created.branches[0]?.id ?? "";
   await sim.sim.advance(5);
-  const store = new FileStateStore(await stateDir());
-  await store.open();
+  const store = await openStateStore();
   const sync = new ProjectSync(
     projectId,
     store,

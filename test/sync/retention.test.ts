@@ -8,10 +8,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { FileStateStore } from "../../src/store/index.js";
 import { ProjectSync } from "../../src/sync/index.js";
 import type { TestSimulator } from "../support/simulator.js";
-import { pollOptions, stateDir } from "./support.js";
+import { pollOptions, openStateStore } from "./support.js";
 import { simulatorAndApiClient } from "./client-suite.js";
 
 setFlagsFromString("--expose-gc");
@@ -39,8 +38,7 @@ describe("memory held by a project's sync", () => {
       span_seconds: 1800,
     });
     const projectId = project_ids[0] ?? "";
-    const store = new FileStateStore(await stateDir());
-    await store.open();
+    const store = await openStateStore();
     const sync = new ProjectSync(
       projectId,
       store,

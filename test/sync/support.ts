@@ -5,7 +5,7 @@
  */
 import { createApiClient, type ApiClient } from "../../src/api/index.js";
 import { isEndStatus } from "../../src/contract/index.js";
-import type { ProjectState } from "../../src/store/index.js";
+import { FileStateStore, type ProjectState } from "../../src/store/index.js";
 import type { PollOptions } from "../../src/sync/index.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -21,6 +21,13 @@ export function clientFor(sim: TestSimulator, maxAttempts = 1): ApiClient {
 
 export async function stateDir(): Promise<string> {
   return tempDir("pgcp-state-");
+}
+
+/** A file state store in a fresh `stateDir()`, opened. */
+export async function openStateStore(): Promise<FileStateStore> {
+  const store = new FileStateStore(await stateDir());
+  await store.open();
+  return store;
 }
 
 export function pollOptions(overrides: Partial<PollOptions> = {}): PollOptions {
