@@ -23,7 +23,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../support/receiver.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { addApiFaults, startTrafficSimulator } from "../e2e/support/traffic-simulator.js";
 import { findBinary, requireBinary } from "../e2e/support/binaries.js";
 import {
   scrape,
@@ -88,20 +89,13 @@ beforeAll(async () => {
       return sink in SINKS ? SINKS[sink as keyof typeof SINKS] : { status: 404 };
     },
   });
-  t = await startTestSimulator({
-    // Two hours behind the wall clock: every open operation is older than its stuck threshold.
-    startTime: new Date(Date.now() - 2 * 3600_000),
-    traffic: {
-      projects: TRAFFIC_PROJECTS,
-      operationsPerMinute: 30,
-      failureShare: 0.2,
-      cancellationShare: 0.05,
-      slowShare: 0.05,
-    },
+  // An hour of history for the backfill: endpoints created, started, suspended.
+  t = await startTrafficSimulator({
+    projects: TRAFFIC_PROJECTS,
+    operationsPerMinute: 30,
+    failureShare: 0.2,
   });
   const { sim } = t;
-  // An hour of history for the backfill: endpoints created, started, suspended.
-  for (let i = 0; i < 6; i++) await sim.advance(600);
 
   const projects = (await t.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400")).body
     .projects;
@@ -124,14 +118,7 @@ beforeAll(async () => {
     ],
   });
   // API retries (503s) and a pause of the shared limiter (a 429).
-  await sim.addFault({ route: "listOperations", kind: "status", status: 503, count: 3 });
-  await sim.addFault({
-    route: "listEndpoints",
-    kind: "status",
-    status: 429,
-    retry_after_seconds: 1,
-    count: 1,
-  });
+  await addApiFaults(t, 3);
 
   state = await tempDir("pgcp-dashboards-e2e-");
   await writeFile(path.join(state.dir, `${blocked!.id}.state.json`), "{ not json");

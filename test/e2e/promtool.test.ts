@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import type { TestSimulator } from "../support/simulator.js";
+import { addApiFaults, startTrafficSimulator } from "./support/traffic-simulator.js";
 import { findBinary, requireBinary } from "./support/binaries.js";
 import {
   parseSamples,
@@ -63,19 +64,11 @@ function complete(text: string): boolean {
 beforeAll(async () => {
   if (findBinary("promtool") === undefined) return;
   const wallStartMs = Date.now();
-  t = await startTestSimulator({
-    // Two hours ago, so that the history below lies within the exporter's backfill window.
-    startTime: new Date(wallStartMs - 2 * 3600_000),
-    traffic: {
-      projects: TRAFFIC_PROJECTS,
-      operationsPerMinute: 40,
-      failureShare: 0.15,
-      cancellationShare: 0.05,
-      slowShare: 0.05,
-    },
-  });
+  t = await startTrafficSimulator(
+    { projects: TRAFFIC_PROJECTS, operationsPerMinute: 40, failureShare: 0.15 },
+    wallStartMs,
+  );
   const { sim } = t;
-  for (let i = 0; i < 6; i++) await sim.advance(600);
 
   // A project with an endpoint in each state: idle (suspended), active with auto-suspend off,
   // and init (created last, below: its start is still running since the clock stops then).
@@ -123,14 +116,7 @@ beforeAll(async () => {
   });
 
   // Faults that give the API families series: two 503s, one 429 that pauses the limiter.
-  await sim.addFault({ route: "listOperations", kind: "status", status: 503, count: 2 });
-  await sim.addFault({
-    route: "listEndpoints",
-    kind: "status",
-    status: 429,
-    retry_after_seconds: 1,
-    count: 1,
-  });
+  await addApiFaults(t, 2);
 
   // One traffic project's state file is corrupt: it is reported blocked.
   const projects = await t.api<{ projects: { id: string }[] }>("GET", "/projects?limit=400");
