@@ -111,18 +111,26 @@ describe("status rules", () => {
 describe("operation log", () => {
   const newLog = (): OperationLog => new OperationLog(new Interner(), new Interner());
   const ids = new IdFactory(new SeededRandom(1));
+  /** Appends a running operation "a" on branch 0, with no endpoint; its index. */
+  const appendRunning = (
+    log: OperationLog,
+    atUs: number,
+    more: { createdOffsetUs?: number } = {},
+  ): number =>
+    log.append({
+      id: ids.uuidWords(),
+      branch: 0,
+      endpoint: -1,
+      action: "a",
+      status: "running",
+      atUs,
+      ...more,
+    });
 
   test("ties are bumped by a microsecond and pages never skip or repeat", () => {
     const log = newLog();
     for (let i = 0; i < 250; i++) {
-      log.append({
-        id: ids.uuidWords(),
-        branch: 0,
-        endpoint: -1,
-        action: "a",
-        status: "running",
-        atUs: T0,
-      });
+      appendRunning(log, T0);
     }
     expect(log.createdAt(249)).toBe(T0 + 249);
     const seen: number[] = [];
@@ -140,14 +148,7 @@ describe("operation log", () => {
   test("an overlapping page starts at the record its cursor came from", () => {
     const log = newLog();
     for (let i = 0; i < 6; i++) {
-      log.append({
-        id: ids.uuidWords(),
-        branch: 0,
-        endpoint: -1,
-        action: "a",
-        status: "running",
-        atUs: T0 + i * 10,
-      });
+      appendRunning(log, T0 + i * 10);
     }
     expect(log.newestFirstOverlapping(log.createdAt(3), 3)).toEqual([3, 2, 1]);
     // Between two records: the nearest newer one; above everything: the normal page.
@@ -157,16 +158,7 @@ describe("operation log", () => {
 
   test("a misdated record shows another creation time, kept within years 0001..9999", () => {
     const log = newLog();
-    const append = (createdOffsetUs: number): number =>
-      log.append({
-        id: ids.uuidWords(),
-        branch: 0,
-        endpoint: -1,
-        action: "a",
-        status: "running",
-        atUs: T0,
-        createdOffsetUs,
-      });
+    const append = (createdOffsetUs: number): number => appendRunning(log, T0, { createdOffsetUs });
     const ahead = append(3_600_000_000);
     const far = append(1e18);
     const before = append(-1e18);
@@ -207,24 +199,10 @@ describe("operation log", () => {
 
   test("lookup by id after growth, including records added after the index was built", () => {
     const log = newLog();
-    const first = log.append({
-      id: ids.uuidWords(),
-      branch: 0,
-      endpoint: -1,
-      action: "a",
-      status: "running",
-      atUs: T0,
-    });
+    const first = appendRunning(log, T0);
     expect(log.indexOf(log.id(first))).toBe(first);
     for (let i = 0; i < 100; i++) {
-      log.append({
-        id: ids.uuidWords(),
-        branch: 0,
-        endpoint: -1,
-        action: "a",
-        status: "running",
-        atUs: T0 + i,
-      });
+      appendRunning(log, T0 + i);
     }
     expect(log.indexOf(log.id(77))).toBe(77);
     expect(log.indexOf("00000000-0000-4000-8000-000000000000")).toBeUndefined();
