@@ -24,9 +24,10 @@ const FAST = ["--interval", "100ms", "--timeout", "15s"];
 
 /**
  * Simulated seconds, on a clock that follows wall time, before a scripted operation's first
- * change: enough for the command to start and read it while it is still open.
+ * change: enough for the command to start and read it while it is still open, also on a
+ * loaded machine (CI runs the suite two files at a time).
  */
-const STARTUP = 2.5;
+const STARTUP = 6;
 
 /** A scripted operation on the project's first branch (or `branch`), with these steps. */
 function script(steps: Steps, branch = branchIds[0] ?? ""): Promise<Operation> {
