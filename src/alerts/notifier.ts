@@ -273,7 +273,8 @@ export class Notifier {
     );
     if (this.abort.signal.aborted) return;
     if (!result.ok) {
-      this.options.observer?.deliveryFailed?.(sink.name, result.reason, sent.length);
+      const alerts = sent.reduce((n, s) => n + s.firing.length, 0);
+      this.options.observer?.deliveryFailed?.(sink.name, result.reason, alerts);
       this.options.logger.warn(
         { sink: sink.name, reason: result.reason, detail: result.detail },
         "re-sending the firing alerts failed; will try again at the next interval",
