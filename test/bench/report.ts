@@ -1,5 +1,6 @@
 /** The benchmark figures as the Markdown tables of `docs/performance.md`. */
 import type { Results } from "./run.js";
+import type { ScrapePoint } from "./scenarios/scrape.js";
 import { round, type Summary } from "./lib/stats.js";
 
 const n = (value: number, digits = 3): string => {
@@ -66,6 +67,8 @@ export function report(r: Results): string {
   }
 
   if (r.scrape !== undefined) {
+    // Results written before gzip was measured have none.
+    const zipped = r.scrape.filter((p) => "gzip" in p);
     parts.push(
       `### 2. Scrape cost\n\n` +
         table(
@@ -93,7 +96,10 @@ export function report(r: Results): string {
             `${n(p.eventLoopDelay.p99)} / ${n(p.eventLoopDelay.max)}`,
             n(p.renderMs),
           ]),
-        ),
+        ) +
+        (zipped.length === 0
+          ? ""
+          : `\n\nScrapes asking for gzip (the same rounds):\n\n` + gzipTable(zipped)),
     );
   }
 
@@ -177,4 +183,25 @@ export function report(r: Results): string {
     );
   }
   return `${parts.join("\n\n")}\n`;
+}
+
+function gzipTable(points: readonly ScrapePoint[]): string {
+  return table(
+    [
+      "projects",
+      "bytes plain / gzip",
+      "exporter p50 / p99, ms",
+      "baseline p50 / p99, ms",
+      "ratio p50 / p99 (target p99 ≤ 1.1)",
+      "event-loop delay while rendering p99 / max, ms (target ≤ 10)",
+    ],
+    points.map((p) => [
+      n(p.projects),
+      `${mb(p.bytes)} / ${mb(p.gzip.bytes)}`,
+      `${n(p.gzip.exporter.p50)} / ${n(p.gzip.exporter.p99)}`,
+      `${n(p.gzip.baseline.p50)} / ${n(p.gzip.baseline.p99)}`,
+      `${n(p.gzip.ratio.p50)} / ${n(p.gzip.ratio.p99)}`,
+      `${n(p.renderEventLoopDelay.p99)} / ${n(p.renderEventLoopDelay.max)}`,
+    ]),
+  );
 }

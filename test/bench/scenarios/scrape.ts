@@ -3,10 +3,12 @@
  * actions in its counters and 10 endpoints, while the daemon keeps polling (every project
  * every 30 s and its endpoints every 60 s, the default intervals, with no request budget, so
  * that the metrics keep changing and the rendering keeps being rebuilt). Baseline: a bare
- * node:http server in its own process returning a buffer of the same bytes. Scrapes go to
- * both in turn from the driver's process, one at a time, over kept-alive connections.
+ * node:http server in its own process returning a buffer of the same bytes (and, to a scrape
+ * asking for gzip, a buffer of the exporter's gzip bytes). Scrapes go to both in turn from the
+ * driver's process, one at a time, over kept-alive connections, plain and in gzip.
  */
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { Pool } from "undici";
 import type { BufferServer } from "../workers/buffer-server.js";
 import {
@@ -43,12 +45,28 @@ export interface ScrapePoint {
   readonly ratio: { readonly p50: number; readonly p99: number };
   /** The same ratios in each third of the scrapes (three runs): median and range. */
   readonly runRatios: { readonly p50: Summary; readonly p99: Summary };
+  /** Scrapes asking for gzip: the gzip body's size, latencies (ms) and their ratios. */
+  readonly gzip: {
+    readonly bytes: number;
+    readonly exporter: Percentiles;
+    readonly baseline: Percentiles;
+    readonly ratio: { readonly p50: number; readonly p99: number };
+  };
   /** The exporter's event-loop delay during the scrapes, ms. */
-  readonly eventLoopDelay: { p50: number; p99: number; max: number; mean: number };
-  /** How long one rebuild of the cached rendering takes (median of 5), ms. */
+  readonly eventLoopDelay: LoopDelay;
+  /** The exporter's event-loop delay during the 5 rebuilds of `renderMs` alone, ms. */
+  readonly renderEventLoopDelay: LoopDelay;
+  /** How long one rebuild of the cached rendering takes, its compression included (median of 5), ms. */
   readonly renderMs: number;
   /** Time to set the scenario up (data, catch-up, every endpoint listed), seconds. */
   readonly setupSeconds: number;
+}
+
+interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly mean: number;
 }
 
 /** Ten actions in each project's counters: the bulk history's, and scripted ones. */
@@ -121,12 +139,25 @@ export async function measureScrape(
       },
     });
     const url = started.url;
-    const get = async (pool: Pool): Promise<{ ms: number; body: Buffer; type: string }> => {
+    /** One scrape, timed to its last byte (a gzip body is not decompressed). */
+    const get = async (
+      pool: Pool,
+      gzip = false,
+    ): Promise<{ ms: number; body: Buffer; type: string }> => {
       const t0 = performance.now();
-      const response = await pool.request({ method: "GET", path: "/metrics" });
+      const response = await pool.request({
+        method: "GET",
+        path: "/metrics",
+        headers: gzip ? { "accept-encoding": "gzip" } : {},
+      });
       const body = Buffer.from(await response.body.arrayBuffer());
       const ms = performance.now() - t0;
       if (response.statusCode !== 200) throw new Error(`/metrics answered ${response.statusCode}`);
+      if ((response.headers["content-encoding"] === "gzip") !== gzip) {
+        throw new Error(
+          `/metrics answered Content-Encoding ${String(response.headers["content-encoding"])}`,
+        );
+      }
       return { ms, body, type: String(response.headers["content-type"] ?? "") };
     };
     exporterPool.pool = new Pool(url, { connections: 1 });
@@ -142,30 +173,48 @@ export async function measureScrape(
       await sleep(1000);
     }
     const renders: number[] = [];
+    await worker.run("startLoopDelay");
     for (let i = 0; i < 5; i++) renders.push((await worker.run("refreshMetrics")).ms);
+    const renderEventLoopDelay = await worker.run("stopLoopDelay");
     const sample = await get(ep);
+    const sampleGzip = await get(ep, true);
     const text = sample.body.toString("utf8");
+    // The daemon keeps polling: the two scrapes may come from two renderings of one size.
+    const unzipped = gunzipSync(sampleGzip.body);
+    if (Math.abs(unzipped.length - sample.body.length) > sample.body.length / 100) {
+      throw new Error(
+        `the gzip body holds ${unzipped.length} bytes, the plain ${sample.body.length}`,
+      );
+    }
     const { url: baselineUrl } = await baselineWorker.run("listen", {
       body: sample.body,
+      gzip: sampleGzip.body,
       contentType: sample.type,
     });
     baselinePool.pool = new Pool(baselineUrl, { connections: 1 });
     const bp = baselinePool.pool;
     await get(bp);
+    await get(bp, true);
     const setupSeconds = (performance.now() - setupStarted) / 1000;
 
-    // Scrapes in turn, ten pairs a second, while the daemon polls.
+    // Scrapes in turn, ten rounds a second (a plain pair, then a gzip pair), while the daemon
+    // polls.
     const exporterMs: number[] = [];
     const baselineMs: number[] = [];
+    const exporterGzipMs: number[] = [];
+    const baselineGzipMs: number[] = [];
     await worker.run("startLoopDelay");
     for (let i = 0; i < scrapes; i++) {
       const t0 = performance.now();
       const first = i % 2 === 0 ? ep : bp;
       const second = first === ep ? bp : ep;
-      const a = await get(first);
-      const b = await get(second);
-      (first === ep ? exporterMs : baselineMs).push(a.ms);
-      (second === ep ? exporterMs : baselineMs).push(b.ms);
+      for (const gzip of [false, true]) {
+        const a = await get(first, gzip);
+        const b = await get(second, gzip);
+        const [e, base] = gzip ? [exporterGzipMs, baselineGzipMs] : [exporterMs, baselineMs];
+        (first === ep ? e : base).push(a.ms);
+        (second === ep ? e : base).push(b.ms);
+      }
       const rest = 100 - (performance.now() - t0);
       if (rest > 0) await sleep(rest);
     }
@@ -173,6 +222,8 @@ export async function measureScrape(
     await worker.run("stop");
     const exporter = percentiles(exporterMs);
     const baseline = percentiles(baselineMs);
+    const exporterGzip = percentiles(exporterGzipMs);
+    const baselineGzip = percentiles(baselineGzipMs);
     const thirds = [0, 1, 2].map((i) => {
       const from = Math.floor((i * exporterMs.length) / 3);
       const to = Math.floor(((i + 1) * exporterMs.length) / 3);
@@ -191,7 +242,17 @@ export async function measureScrape(
       baseline,
       ratio: { p50: exporter.p50 / baseline.p50, p99: exporter.p99 / baseline.p99 },
       runRatios: { p50: blockRatio(0.5), p99: blockRatio(0.99) },
+      gzip: {
+        bytes: sampleGzip.body.length,
+        exporter: exporterGzip,
+        baseline: baselineGzip,
+        ratio: {
+          p50: exporterGzip.p50 / baselineGzip.p50,
+          p99: exporterGzip.p99 / baselineGzip.p99,
+        },
+      },
       eventLoopDelay,
+      renderEventLoopDelay,
       renderMs: median(renders),
       setupSeconds,
     };
