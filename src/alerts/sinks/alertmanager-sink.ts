@@ -40,10 +40,8 @@ export interface AlertmanagerSinkOptions extends CommonSinkOptions {
 
 export function createAlertmanagerSink(options: AlertmanagerSinkOptions): Sink {
   const { payload } = options;
-  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(
-    options,
-    ALERTMANAGER_DEFAULT_MAX_BATCH,
-  );
+  const checked = checkCommonOptions(options, ALERTMANAGER_DEFAULT_MAX_BATCH);
+  const { name, maxBatch, now } = checked;
   if (options.urls.length === 0) throw new SinkConfigError(name, "urls must name at least one");
   checkPositiveInteger(name, "resendIntervalMs", payload.resendIntervalMs);
   checkPositiveInteger(name, "firingForMs", options.firingForMs);
@@ -66,12 +64,9 @@ export function createAlertmanagerSink(options: AlertmanagerSinkOptions): Sink {
   const deliveries = peers.map(
     (url) =>
       new Delivery({
+        ...checked.transport,
         url,
         flavour: "webhook",
-        timeoutMs,
-        dispatcher: options.dispatcher,
-        now,
-        maxRetryAfterMs: options.maxRetryAfterMs,
         redact,
       }),
   );

@@ -23,9 +23,15 @@ export interface CommonSinkOptions {
 /** The common options checked, with their defaults. */
 export interface CheckedSinkOptions {
   readonly name: string;
-  readonly timeoutMs: number;
   readonly maxBatch: number;
   readonly now: () => number;
+  /** What a sink's `Delivery` takes of them (beside its URL, reply flavour and redactor). */
+  readonly transport: {
+    readonly timeoutMs: number;
+    readonly dispatcher: Dispatcher | undefined;
+    readonly now: () => number;
+    readonly maxRetryAfterMs: number | undefined;
+  };
 }
 
 /** Checks the options every sink has; `defaultMaxBatch` when `maxBatch` is not given. */
@@ -35,11 +41,18 @@ export function checkCommonOptions(
 ): CheckedSinkOptions {
   const { name } = options;
   checkName(name);
+  const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
+  const now = options.now ?? Date.now;
   return {
     name,
-    timeoutMs: checkPositiveInteger(name, "timeoutMs", options.timeoutMs),
     maxBatch: checkPositiveInteger(name, "maxBatch", options.maxBatch ?? defaultMaxBatch),
-    now: options.now ?? Date.now,
+    now,
+    transport: {
+      timeoutMs,
+      dispatcher: options.dispatcher,
+      now,
+      maxRetryAfterMs: options.maxRetryAfterMs,
+    },
   };
 }
 

@@ -49,10 +49,8 @@ export interface PagerDutySinkOptions extends CommonSinkOptions {
 
 export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
   const { routingKey, severities } = options;
-  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(
-    options,
-    PAGERDUTY_DEFAULT_MAX_BATCH,
-  );
+  const checked = checkCommonOptions(options, PAGERDUTY_DEFAULT_MAX_BATCH);
+  const { name, maxBatch } = checked;
   const url = parseTargetUrl(name, "url", options.url);
   if (!/^\S+$/.test(routingKey)) {
     throw new SinkConfigError(name, "routingKey is empty or holds blanks");
@@ -62,12 +60,9 @@ export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
       ? undefined
       : parseTargetUrl(name, "statusPageUrl", options.statusPageUrl).href;
   const delivery = new Delivery({
+    ...checked.transport,
     url,
     flavour: "pagerduty",
-    timeoutMs,
-    dispatcher: options.dispatcher,
-    now,
-    maxRetryAfterMs: options.maxRetryAfterMs,
     redact: createRedactor([routingKey]),
   });
   const headers = {

@@ -22,15 +22,13 @@ export interface SlackSinkOptions extends CommonSinkOptions {
 }
 
 export function createSlackSink(options: SlackSinkOptions): Sink {
-  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(options, SLACK_DEFAULT_MAX_BATCH);
+  const checked = checkCommonOptions(options, SLACK_DEFAULT_MAX_BATCH);
+  const { name, maxBatch } = checked;
   const url = parseTargetUrl(name, "webhookUrl", options.webhookUrl);
   const delivery = new Delivery({
+    ...checked.transport,
     url,
     flavour: "slack",
-    timeoutMs,
-    dispatcher: options.dispatcher,
-    now,
-    maxRetryAfterMs: options.maxRetryAfterMs,
     redact: createRedactor([options.webhookUrl, ...urlSecrets(url)]),
   });
   const pace = paceKey("slack", url.href);

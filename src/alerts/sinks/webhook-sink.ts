@@ -29,7 +29,8 @@ export interface WebhookSinkOptions extends CommonSinkOptions {
 
 export function createWebhookSink(options: WebhookSinkOptions): Sink {
   const { secret } = options;
-  const { name, timeoutMs, maxBatch, now } = checkCommonOptions(options, WEBHOOK_DEFAULT_MAX_BATCH);
+  const checked = checkCommonOptions(options, WEBHOOK_DEFAULT_MAX_BATCH);
+  const { name, maxBatch, now } = checked;
   const url = parseTargetUrl(name, "url", options.url);
   if (secret?.length === 0) {
     throw new SinkConfigError(name, "secret is empty (leave it out to send unsigned requests)");
@@ -41,12 +42,9 @@ export function createWebhookSink(options: WebhookSinkOptions): Sink {
     RESERVED_HEADER_PREFIX,
   );
   const delivery = new Delivery({
+    ...checked.transport,
     url,
     flavour: "webhook",
-    timeoutMs,
-    dispatcher: options.dispatcher,
-    now,
-    maxRetryAfterMs: options.maxRetryAfterMs,
     redact: createRedactor([
       options.url,
       ...urlSecrets(url),
