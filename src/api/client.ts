@@ -40,6 +40,12 @@ export interface PageParams {
   readonly cursor?: string;
 }
 
+/** A page of the projects list: the key's own projects, or an organisation's. */
+export interface ProjectsPageParams extends PageParams {
+  /** `org_id`: the projects of this organisation (a personal key must be one of its members). */
+  readonly orgId?: string | undefined;
+}
+
 export interface WalkParams {
   readonly limit: number;
   /** Resume a walk from this cursor instead of the newest record. */
@@ -85,13 +91,20 @@ export interface ApiClient {
    * One page of the projects the API key can see. An entry that is not a usable project is
    * skipped (in `skipped`), not a failure of the page.
    */
-  listProjects(page?: Partial<PageParams>, options?: CallOptions): Promise<ProjectsPageRead>;
+  listProjects(
+    page?: Partial<ProjectsPageParams>,
+    options?: CallOptions,
+  ): Promise<ProjectsPageRead>;
   /**
-   * Every project the API key can see, page by page (`limit` per request, default 10); each
-   * entry skipped goes to `onSkipped`.
+   * Every project the API key can see, page by page (`limit` per request, default 10): its
+   * account's own projects, or with `orgId` those of that organisation. Each entry skipped goes
+   * to `onSkipped`.
    */
   allProjects(
-    walk?: Partial<WalkParams> & { readonly onSkipped?: (skipped: SkippedProject) => void },
+    walk?: Partial<WalkParams> & {
+      readonly orgId?: string | undefined;
+      readonly onSkipped?: (skipped: SkippedProject) => void;
+    },
     options?: CallOptions,
   ): AsyncGenerator<ProjectListItem, void, undefined>;
   /** The compute endpoints of a project. */
@@ -217,7 +230,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       route: "listProjects",
       method: "GET",
       path: paths.projects(),
-      query: { limit, cursor: page?.cursor },
+      query: { limit, cursor: page?.cursor, org_id: page?.orgId },
       schema: projectsPageEntriesSchema,
       check: pageIsConsistent(page?.cursor, limit, (p) => p.projects.length),
       signal: callOptions?.signal,
@@ -279,7 +292,8 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       const limit = walk?.limit ?? PROJECTS_LIMIT.default;
       checkLimit("projects", limit, PROJECTS_LIMIT);
       const pages = walkPages(
-        (cursor) => listProjects(withCursor({ limit }, cursor), callOptions),
+        (cursor) =>
+          listProjects({ ...withCursor({ limit }, cursor), orgId: walk?.orgId }, callOptions),
         (page) => page.projects.length + page.skipped.length,
         limit,
         walk?.startCursor,

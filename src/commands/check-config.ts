@@ -6,7 +6,14 @@
  */
 import { formatWall, windowState } from "../alerts/index.js";
 import { createApiClient, type ApiClient } from "../api/index.js";
-import { displayUrl, type Config, type SilenceConfig, type WebSecurity } from "../config/index.js";
+import {
+  displayUrl,
+  type AccountProjects,
+  type Config,
+  type ResolvedAccount,
+  type SilenceConfig,
+  type WebSecurity,
+} from "../config/index.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./command.js";
 
@@ -24,13 +31,18 @@ export const checkConfigCommand: Command = {
   async run(argv) {
     const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"]);
     if (loaded.kind === "exit") return loaded.code;
-    const { config, sinks, web } = loaded;
+    const { config, accounts, sinks, web } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
     out("configuration is valid");
-    out(`  api:       ${displayUrl(config.api.url)}`);
-    out(
-      `  projects:  ${config.projects === "all" ? "all (discovered)" : config.projects.join(", ")}`,
-    );
+    if (config.accounts === undefined) {
+      out(`  api:       ${displayUrl(config.api.url)}`);
+      out(`  projects:  ${describeProjects(accounts[0]?.projects)}`);
+    } else {
+      out("  accounts:");
+      for (const a of accounts) {
+        out(`    ${a.name} (${displayUrl(a.url)}): ${describeProjects(a.projects)}`);
+      }
+    }
     out(`  state:     ${describeState(config)}`);
     out(`  listen:    ${config.listen} (${describeWeb(config, web)})`);
     out(
@@ -44,46 +56,70 @@ export const checkConfigCommand: Command = {
     }
     if (loaded.flags.connect !== true) return 0;
 
-    const client = createApiClient({
-      apiKey: config.api.key,
-      baseUrl: config.api.url,
-      retry: { maxAttempts: 2 },
-      timeouts: { headersMs: config.api.timeout * 1000, bodyMs: config.api.timeout * 1000 },
-    });
-    try {
-      const failures = await checkProjects(client, config, out);
-      return failures === 0 ? 0 : 1;
-    } finally {
-      await client.close();
+    let failures = 0;
+    for (const account of accounts) {
+      const client = createApiClient({
+        apiKey: account.key,
+        baseUrl: account.url,
+        retry: { maxAttempts: 2 },
+        timeouts: { headersMs: config.api.timeout * 1000, bodyMs: config.api.timeout * 1000 },
+      });
+      // Lines name the account only when there are several.
+      const prefix = config.accounts === undefined ? "" : `${account.name}: `;
+      try {
+        failures += await checkAccount(client, account, (line) => out(`  ${line}`), prefix);
+      } finally {
+        await client.close();
+      }
     }
+    return failures === 0 ? 0 : 1;
   },
 };
 
-/** One request per project (or one project listing for `all`); returns how many failed. */
-async function checkProjects(
+/** `p1, p2; all (discovered); orgs org-a, org-b (discovered)`. */
+function describeProjects(projects: AccountProjects | undefined): string {
+  if (projects === undefined) return "none";
+  const parts = [
+    ...(projects.ids.length > 0 ? [projects.ids.join(", ")] : []),
+    ...(projects.all ? ["all (discovered)"] : []),
+    ...(projects.orgs.length > 0 ? [`orgs ${projects.orgs.join(", ")} (discovered)`] : []),
+  ];
+  return parts.join("; ");
+}
+
+/**
+ * One request per listed project, and one project listing for `all` and for each organisation;
+ * returns how many failed.
+ */
+async function checkAccount(
   client: ApiClient,
-  config: Config,
+  account: ResolvedAccount,
   out: (line: string) => void,
+  prefix: string,
 ): Promise<number> {
-  if (config.projects === "all") {
-    try {
-      const page = await client.listProjects({ limit: 1 });
-      out(`  ok      the API key can list projects (first: ${page.projects[0]?.id ?? "none"})`);
-      return 0;
-    } catch (error) {
-      out(`  FAILED  listing projects: ${describe(error)}`);
-      return 1;
-    }
-  }
   let failures = 0;
-  for (const projectId of config.projects) {
+  const check = async (what: string, request: () => Promise<string>) => {
     try {
-      await client.listOperations(projectId, { limit: 1 });
-      out(`  ok      ${projectId}`);
+      out(`ok      ${prefix}${what}${await request()}`);
     } catch (error) {
       failures += 1;
-      out(`  FAILED  ${projectId}: ${describe(error)}`);
+      out(`FAILED  ${prefix}${what}: ${describe(error)}`);
     }
+  };
+  const listing = async (orgId?: string) => {
+    const page = await client.listProjects({ limit: 1, orgId });
+    return ` (first: ${page.projects[0]?.id ?? "none"})`;
+  };
+  const { projects } = account;
+  if (projects.all) await check("the API key can list projects", () => listing());
+  for (const org of projects.orgs) {
+    await check(`the API key can list the projects of ${org}`, () => listing(org));
+  }
+  for (const projectId of projects.ids) {
+    await check(projectId, async () => {
+      await client.listOperations(projectId, { limit: 1 });
+      return "";
+    });
   }
   return failures;
 }

@@ -8,6 +8,8 @@ import {
   loadConfig,
   parseProjectList,
   readSecretFiles,
+  resolveAccounts,
+  accountVariables,
   resolveSinks,
   sinkVariables,
   SECRET_VARIABLES,
@@ -144,8 +146,9 @@ async function loadSettings(values: FlagValues, env: NodeJS.ProcessEnv): Promise
     overrides: overridesFrom(values),
     overrideOrigin: flagFor,
   });
+  const accounts = resolveAccounts(config, readSecretFiles(withSecrets, accountVariables(config)));
   const sinks = resolveSinks(config, readSecretFiles(withSecrets, sinkVariables(config)));
   const web =
     config.web.configFile === undefined ? undefined : await loadWebConfig(config.web.configFile);
-  return { config, sinks, web };
+  return { config, accounts, sinks, web };
 }

@@ -10,11 +10,12 @@ import {
   displayUrl,
   loadConfig,
   readSecretFiles,
+  resolveAccounts,
 } from "../config/index.js";
 import type { Config } from "../config/index.js";
 import { waitVerdict, type ApiClient } from "../api/index.js";
 import type { Operation } from "../contract/index.js";
-import { apiClientFrom } from "../exporter/index.js";
+import { apiClientFor } from "../exporter/index.js";
 import type { Command } from "./command.js";
 import { WAIT_HELP, parseWaitArgs, type WaitRequest } from "./wait-flags.js";
 import {
@@ -52,7 +53,10 @@ export const waitCommand: Command = {
       process.stderr.write(`pgcp-exporter wait: ${error.message}\n`);
       return EXIT.usage;
     }
-    const client = apiClientFrom(config);
+    // The single-key settings: PGCP_API_KEY and PGCP_API_URL, as for `run`.
+    const [account] = resolveAccounts(config, process.env);
+    if (account === undefined) throw new Error("the single-key settings make one account");
+    const client = apiClientFor(account, config.api);
     try {
       return await waitFor(client, request);
     } catch (error) {

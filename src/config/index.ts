@@ -1,6 +1,6 @@
 /**
  * Configuration: the schema with its defaults, durations, and loading from YAML, environment
- * and command line with errors listed by path, the sinks' secrets, the silences (and the cron
+ * and command line with errors listed by path, the accounts' API keys, the sinks' secrets, the silences (and the cron
  * expressions of recurring ones), the web configuration file, and what a reload may change
  * while running.
  */
@@ -8,6 +8,7 @@ export * from "./schema.js";
 export * from "./duration.js";
 export * from "./load.js";
 export * from "./sinks.js";
+export * from "./accounts.js";
 export * from "./secret-files.js";
 export * from "./display-url.js";
 export * from "./web-config.js";

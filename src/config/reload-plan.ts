@@ -7,13 +7,15 @@
 import type { Config } from "./schema.js";
 
 /**
- * The settings a running exporter applies on reload: which projects it watches, where alerts
+ * The settings a running exporter applies on reload: which projects it watches (with the
+ * single-key settings; `accounts` waits for a restart), where alerts
  * go and which it raises, the silences, stuck thresholds, the log level and who may reach the
  * HTTP server.
  */
 export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["projects"],
   ["discoveryInterval"],
+  ["discoveryGrace"],
   ["sinks"],
   ["silences"],
   ["alerts", "cancelledIsFailure"],
@@ -35,7 +37,13 @@ export interface ReloadPlan {
 
 export function planReload(running: Config, next: Config): ReloadPlan {
   let config: Config = running;
-  for (const path of LIVE_SETTINGS) config = withValue(config, path, valueAt(next, path));
+  // The accounts (their keys, addresses and limiters) wait for a restart, and so do the
+  // single-key projects when the change is to or from accounts: they go together.
+  const accountsChanged = !sameValue(running.accounts, next.accounts);
+  for (const path of LIVE_SETTINGS) {
+    if (accountsChanged && path[0] === "projects") continue;
+    config = withValue(config, path, valueAt(next, path));
+  }
   const restartNeeded = differences(config, next, []).map((path) => path.join("."));
   return { config, restartNeeded };
 }

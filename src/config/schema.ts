@@ -16,13 +16,14 @@ const positiveDuration = durationSchema.refine((s) => s > 0, "must be greater th
 const apiSchema = z
   .object({
     url: z.url({ protocol: /^https?$/ }).default(DEFAULT_API_URL),
-    /** Never written in the file in production: set PGCP_API_KEY. */
+    /**
+     * Never written in the file in production: set PGCP_API_KEY. Required unless `accounts`
+     * lists the keys (each account names its own variable).
+     */
     key: z
-      .string({
-        error: (issue) =>
-          issue.input === undefined ? "is required (set PGCP_API_KEY)" : "must be a string",
-      })
-      .min(1, "is required (set PGCP_API_KEY)"),
+      .string({ error: "must be a string" })
+      .min(1, "is required (set PGCP_API_KEY)")
+      .optional(),
     requestsPerMinute: z.number().positive().default(700),
     burstPerSecond: z.number().positive().default(40),
     concurrency: z.number().int().positive().default(8),
@@ -95,6 +96,52 @@ const stateSchema = z
   .strict();
 
 const projectIdSchema = z.string().regex(RESOURCE_ID_PATTERN, "not a project id");
+
+/** Project ids to watch, or `all`: every project of the key's own account. */
+const projectsSchema = z.union(
+  [
+    z.literal("all"),
+    z.array(projectIdSchema).min(1, "lists no project id (list at least one, or write all)"),
+  ],
+  { error: () => "must be all or a list of project ids" },
+);
+
+/** An organisation's id, as the API writes it (`org-morning-bread-81040908`). */
+const orgIdSchema = z.string().regex(/^org-[a-z0-9-]{1,56}$/, "not an organisation id (org-…)");
+
+/** The name of the account the single-key settings (`api.key`, `projects`) make. */
+export const DEFAULT_ACCOUNT = "default";
+
+/**
+ * One API key and what it watches. The API's rate limit is per account, so each account has
+ * its own limiter and the scheduler plans each account's projects within its own budget.
+ */
+const accountSchema = z
+  .object({
+    /** Names the account in metrics (`account` label), logs and the status page. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, '_', '.' or '-'"),
+    /** The environment variable holding the account's API key (or `<NAME>_FILE`). */
+    keyEnv: z
+      .string({ error: "is required: the environment variable that holds this account's key" })
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"),
+    /** The API's base address for this account; default `api.url`. */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    /** The account's rate limit and requests in flight; default `api.*`. */
+    requestsPerMinute: z.number().positive().optional(),
+    burstPerSecond: z.number().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+    /** Project ids, or `all`: every project of the key's own (personal) account. */
+    projects: projectsSchema.optional(),
+    /** Organisations whose projects are all watched (each listed with `GET /projects?org_id=`). */
+    orgs: z.array(orgIdSchema).min(1, "lists no organisation").optional(),
+  })
+  .strict()
+  .refine((a) => a.projects !== undefined || a.orgs !== undefined, {
+    message: "watches nothing: give projects (ids or all) and/or orgs",
+  });
+export type AccountConfig = z.infer<typeof accountSchema>;
 
 const routeRuleSchema = z
   .object({
@@ -310,21 +357,27 @@ const alertsSchema = z
 export const configSchema = z
   .object({
     api: apiSchema,
-    /** Project ids to watch, or `all` to discover every project the key can see. */
-    projects: z.union(
-      [
-        z.literal("all"),
-        z.array(projectIdSchema).min(1, "lists no project id (list at least one, or write all)"),
-      ],
-      {
-        error: (issue) =>
-          issue.input === undefined
-            ? "is required: a list of project ids, or all (set PGCP_PROJECTS or --projects)"
-            : "must be all or a list of project ids",
-      },
-    ),
-    /** How often `projects: all` is re-discovered. */
+    /**
+     * Project ids to watch, or `all` to discover every project the key can see. Required
+     * unless `accounts` is set (each account then lists its own).
+     */
+    projects: projectsSchema.optional(),
+    /** Several API keys (accounts), each with its projects and organisations. */
+    accounts: z
+      .array(accountSchema)
+      .min(1, "lists no account")
+      .refine(
+        (accounts) => new Set(accounts.map((a) => a.name)).size === accounts.length,
+        "account names must be unique",
+      )
+      .optional(),
+    /** How often `all` and organisations are discovered again. */
     discoveryInterval: positiveDuration.default(300),
+    /**
+     * A project discovery no longer finds stops being polled at once (its state is kept); its
+     * series stay on /metrics this long, then go.
+     */
+    discoveryGrace: durationSchema.default(600),
     state: stateSchema.default(stateSchema.parse({})),
     /**
      * The operations archive: `postgres` upserts every operation that reaches an end status
@@ -409,6 +462,8 @@ export const configSchema = z
       .default({ level: "info", format: "auto" }),
   })
   .strict()
+  // Also when other settings are wrong, so that every problem is listed at once.
+  .superRefine(checkAccounts, { when: () => true })
   .superRefine((config, ctx) => {
     if (config.history === "postgres" && config.state.url === undefined) {
       ctx.addIssue({
@@ -433,6 +488,41 @@ export const configSchema = z
       });
     });
   });
+
+/**
+ * Without `accounts`, the single-key settings make one account and are required; with it,
+ * the projects belong in the accounts. Reads the input loosely: it may be invalid elsewhere.
+ */
+function checkAccounts(
+  config: { api?: { key?: unknown }; projects?: unknown; accounts?: unknown },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (config.accounts !== undefined) {
+    if (config.projects !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["projects"],
+        message: "is set with accounts: list each account's projects under accounts instead",
+      });
+    }
+    return;
+  }
+  if (config.api?.key === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["api", "key"],
+      message: "is required (set PGCP_API_KEY)",
+    });
+  }
+  if (config.projects === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["projects"],
+      message:
+        "is required: a list of project ids, or all (set PGCP_PROJECTS or --projects), or accounts",
+    });
+  }
+}
 
 export type Config = z.infer<typeof configSchema>;
 /** The configuration before defaults: what a file, the environment and flags may say. */

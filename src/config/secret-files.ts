@@ -81,6 +81,14 @@ export function secretsInFile(file: RawConfig): string[] {
       "api.key: a secret is not read from the file: set PGCP_API_KEY (or PGCP_API_KEY_FILE)",
     );
   }
+  const accounts = Array.isArray(file.accounts) ? (file.accounts as unknown[]) : [];
+  accounts.forEach((account, i) => {
+    if (typeof account === "object" && account !== null && "key" in account) {
+      problems.push(
+        `accounts[${i}].key: a secret is not read from the file: name an environment variable in keyEnv`,
+      );
+    }
+  });
   const sinks = Array.isArray(file.sinks) ? (file.sinks as unknown[]) : [];
   sinks.forEach((sink, i) => {
     if (typeof sink !== "object" || sink === null) return;

@@ -1,3 +1,4 @@
+import type { ResolvedAccount } from "./accounts.js";
 import type { Config } from "./schema.js";
 import type { ResolvedSink } from "./sinks.js";
 import type { WebSecurity } from "./web-config.js";
@@ -5,6 +6,8 @@ import type { WebSecurity } from "./web-config.js";
 /** Everything the exporter runs with, read from the file, the environment and the flags. */
 export interface Settings {
   readonly config: Config;
+  /** The accounts with their API keys (one, `default`, for the single-key settings). */
+  readonly accounts: ResolvedAccount[];
   readonly sinks: ResolvedSink[];
   /** The web configuration file's TLS and users, when `web.configFile` names one. */
   readonly web: WebSecurity | undefined;

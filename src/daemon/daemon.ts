@@ -9,9 +9,16 @@
  * delivers exactly the projects it holds, each committing under its lease's fencing token.
  */
 import { setMaxListeners } from "node:events";
-import type { ApiClient, SkippedProject } from "../api/index.js";
+import type { ApiClient } from "../api/index.js";
 import { Notifier, alertHook, createSinks, type NotifierObserver } from "../alerts/index.js";
-import { displayUrl, type Config, type ResolvedSink } from "../config/index.js";
+import {
+  accountPlans,
+  displayUrl,
+  isDiscovered,
+  type AccountPlan,
+  type Config,
+  type ResolvedSink,
+} from "../config/index.js";
 import { LeaseManager, LeasedStateStore, type LeaseObserver } from "../leases/index.js";
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
@@ -24,9 +31,12 @@ import {
   type PollOptions,
   type ProjectSync,
 } from "../sync/index.js";
+import { discoverAccountProjects } from "./account-discovery.js";
 import { forEachBounded } from "./bounded.js";
+import { Departures } from "./departures.js";
 import { DiscoveryLoop } from "./discovery-loop.js";
-import { ProjectRoster } from "./project-roster.js";
+import { assignOwners, type AccountFinding } from "./project-owners.js";
+import { ProjectRoster, type WatchTerms } from "./project-roster.js";
 import { isTimeout, stepEffects, type JobResult, type StepEffects } from "./step-effects.js";
 import type { StoreBackend } from "./store-backend.js";
 import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./transition-log.js";
@@ -34,8 +44,26 @@ import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./tra
 /** Committed states read at once at start-up (and when leases bring new projects). */
 const LOAD_CONCURRENCY = 16;
 
-export interface DaemonDependencies {
+/** An account's API client (its own key, address and rate limiter), built by `exporter/`. */
+export interface AccountClient {
+  readonly name: string;
   readonly client: ApiClient;
+}
+
+/** An account as the daemon runs it: its client, and its scheduler planning its budget. */
+export interface DaemonAccount {
+  readonly name: string;
+  /** The API's base address for this account (may hold credentials: show with `displayUrl`). */
+  readonly url: string;
+  readonly client: ApiClient;
+  readonly scheduler: Scheduler;
+  /** The projects watched now under this account. */
+  projects(): string[];
+}
+
+export interface DaemonDependencies {
+  /** One client per account of `accountPlans(config)`, by name. */
+  readonly clients: readonly AccountClient[];
   readonly backend: StoreBackend;
   readonly logger: Logger;
   readonly observers?: readonly DaemonObserver[];
@@ -49,8 +77,8 @@ export interface DaemonDependencies {
 }
 
 export interface Daemon {
-  readonly client: ApiClient;
-  readonly scheduler: Scheduler;
+  /** The accounts in the configuration's order (one, `default`, for the single-key settings). */
+  readonly accounts: readonly DaemonAccount[];
   readonly store: StateStore;
   /** Delivers the outboxes' alerts to the configured sinks (none: it has nothing to do). */
   readonly notifier: Notifier;
@@ -106,7 +134,7 @@ function deliveryTimeMs(sinks: readonly ResolvedSink[]): number {
 }
 
 export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
-  const { client, backend } = deps;
+  const { backend } = deps;
   const log = deps.logger;
   const now = deps.now ?? Date.now;
   const store: StateStore = backend.store;
@@ -114,11 +142,22 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     log.error(errorFields(error), "an observer failed");
   });
   /** The live settings (a reload changes them); the rest of `config` stays as started. */
-  let live = { projects: config.projects, discoveryInterval: config.discoveryInterval };
+  let live = liveSettings(config);
   let sinks = deps.sinks ?? [];
+  const clientOf = (account: string): ApiClient => {
+    const found = deps.clients.find((c) => c.name === account);
+    if (found === undefined) throw new Error(`no API client for the account ${account}`);
+    return found.client;
+  };
+  /** The account that watches each project (the first in the configuration that has it). */
+  let owners: ReadonlyMap<string, string> = new Map();
+  /** Each discovered account's last successful listing: a failed one keeps the previous. */
+  const discovered = new Map<string, readonly string[]>();
+  const departures = new Departures();
+  let departuresTimer: NodeJS.Timeout | undefined;
 
   const roster = new ProjectRoster({
-    source: client,
+    sourceFor: clientOf,
     storeFor: (_projectId, token) =>
       token === undefined || leases === undefined || backend.kind !== "postgres"
         ? store
@@ -232,7 +271,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     return apply(projectId, effects);
   };
 
-  const listEndpoints = async (projectId: string, signal: AbortSignal) => {
+  const listEndpoints = async (client: ApiClient, projectId: string, signal: AbortSignal) => {
     try {
       notify.endpointsListed(projectId, await client.listEndpoints(projectId, { signal }));
       return { slow: false };
@@ -244,26 +283,63 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }
   };
 
-  const scheduler = new Scheduler(
-    {
-      baseIntervalSeconds: config.poll.interval,
-      fastIntervalSeconds: config.poll.fastInterval,
-      endpointsIntervalSeconds: config.poll.endpointsInterval,
-      jitter: config.poll.jitter,
-      headroom: config.poll.headroom,
-      requestsPerMinute: config.api.requestsPerMinute,
-      maxConcurrent: config.api.concurrency,
-      now,
-    },
-    { poll: pollProject, listEndpoints },
-  );
+  /** Each account plans its own projects within its own rate limit (the API's is per account). */
+  const accounts: DaemonAccount[] = accountPlans(config).map((plan: AccountPlan) => {
+    const client = clientOf(plan.name);
+    const scheduler = new Scheduler(
+      {
+        baseIntervalSeconds: config.poll.interval,
+        fastIntervalSeconds: config.poll.fastInterval,
+        endpointsIntervalSeconds: config.poll.endpointsInterval,
+        jitter: config.poll.jitter,
+        headroom: config.poll.headroom,
+        requestsPerMinute: plan.requestsPerMinute,
+        maxConcurrent: plan.concurrency,
+        now,
+      },
+      {
+        poll: pollProject,
+        listEndpoints: (projectId, signal) => listEndpoints(client, projectId, signal),
+      },
+    );
+    return {
+      name: plan.name,
+      url: plan.url,
+      client,
+      scheduler,
+      projects: () => roster.idsOf(plan.name),
+    };
+  });
 
   /**
-   * Watches exactly the projects of `wanted`, each committing under the lease token given
-   * (undefined: no leases), and loads the committed states of those that are new.
+   * Tells the observers which projects to show: the watched ones, and those discovery no longer
+   * finds while their grace lasts; wakes up again when the next grace ends.
+   */
+  const publish = () => {
+    const graceMs = live.discoveryGrace * 1000;
+    const lingering = departures.lingering(now(), graceMs);
+    notify.projectsChanged([...roster.ids(), ...lingering]);
+    if (departuresTimer !== undefined) clearTimeout(departuresTimer);
+    departuresTimer = undefined;
+    const next = departures.nextExpiryMs(graceMs);
+    if (next !== undefined) {
+      departuresTimer = setTimeout(publish, Math.max(0, next - now()) + 10);
+      departuresTimer.unref();
+    }
+  };
+
+  /**
+   * Watches exactly the projects of `wanted`, each under its owning account and committing
+   * under the lease token given (undefined: no leases), and loads the committed states of
+   * those that are new.
    */
   const watch = async (wanted: ReadonlyMap<string, number | undefined>): Promise<void> => {
-    const added = roster.watch(wanted);
+    const terms = new Map<string, WatchTerms>();
+    for (const [id, token] of wanted) {
+      const account = owners.get(id);
+      if (account !== undefined) terms.set(id, { account, token });
+    }
+    const added = roster.watch(terms);
     // Reading the committed states a few at a time, not one by one: start-up with thousands
     // of projects waits on the disk (or the database), not on the CPU.
     await forEachBounded(added, LOAD_CONCURRENCY, async (sync) => {
@@ -286,48 +362,97 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         );
       }
     });
-    scheduler.setProjects(roster.ids());
-    notify.projectsChanged(roster.ids());
+    for (const account of accounts) account.scheduler.setProjects(roster.idsOf(account.name));
+    publish();
   };
 
-  /** The projects to watch: all of them, or with leases, this replica's share of them. */
-  const setProjects = async (ids: readonly string[]): Promise<void> => {
-    if (leases !== undefined) leases.setCandidates(ids);
-    else await watch(new Map(ids.map((id) => [id, undefined])));
+  /** Warned once per project and accounts: discovery repeats every interval. */
+  const sharedWarned = new Set<string>();
+
+  /**
+   * The projects to watch, from what each account lists or discovered: each under the first
+   * account that has it; all of them, or with leases, this replica's share of them. With
+   * `departing`, a project no longer found stops being polled and lingers for the grace.
+   */
+  const setProjects = async (
+    findings: readonly AccountFinding[],
+    departing: boolean,
+  ): Promise<void> => {
+    const assigned = assignOwners(findings);
+    for (const shared of assigned.shared) {
+      const key = `${shared.projectId} ${shared.watchedBy} ${shared.alsoSeenBy.join(",")}`;
+      if (sharedWarned.has(key)) continue;
+      sharedWarned.add(key);
+      log.warn(
+        { project: shared.projectId, account: shared.watchedBy, alsoSeenBy: shared.alsoSeenBy },
+        "a project is seen under several accounts; it is watched once, under the first",
+      );
+    }
+    if (departing) {
+      departures.departed(
+        roster.ids().filter((id) => !assigned.owners.has(id)),
+        now(),
+      );
+    }
+    departures.returned(assigned.owners.keys());
+    owners = assigned.owners;
+    const ids = [...owners.keys()];
+    if (leases !== undefined) {
+      leases.setCandidates(ids);
+      // Projects this replica held and no longer may stop now; new ones come with the leases.
+      await watch(new Map([...leases.held()].map(([id, lease]) => [id, lease.token])));
+    } else await watch(new Map(ids.map((id) => [id, undefined])));
   };
+
+  /** What each account lists by hand, and what its last successful discovery found. */
+  const findings = (): AccountFinding[] =>
+    live.accounts.map((plan) => ({
+      account: plan.name,
+      projectIds: [...plan.projects.ids, ...(discovered.get(plan.name) ?? [])],
+    }));
 
   const discovery = new DiscoveryLoop(async (current) => {
-    try {
-      const ids: string[] = [];
-      const onSkipped = (skipped: SkippedProject) => {
-        log.warn(
-          { project: skipped.id, problem: skipped.problem },
-          "project discovery skipped an entry that is not a usable project; the others are watched",
+    let ok = true;
+    for (const plan of live.accounts.filter((a) => isDiscovered(a.projects))) {
+      try {
+        const ids = await discoverAccountProjects(
+          clientOf(plan.name),
+          plan.projects,
+          (skipped, orgId) => {
+            log.warn(
+              { account: plan.name, org: orgId, project: skipped.id, problem: skipped.problem },
+              "project discovery skipped an entry that is not a usable project; the others are watched",
+            );
+          },
         );
-      };
-      for await (const project of client.allProjects({ limit: 400, onSkipped })) {
-        ids.push(project.id);
+        discovered.set(plan.name, ids);
+        log.info({ account: plan.name, projects: ids.length }, "projects discovered");
+      } catch (error) {
+        ok = false;
+        notify.discoveryFailed(error);
+        log.error(
+          { account: plan.name, ...errorFields(error) },
+          "project discovery failed; its projects found before are kept, and it is retried",
+        );
       }
-      // A reload to a list of projects (or a stop) while this discovery ran: the list wins.
-      if (!current()) return true;
-      await setProjects(ids);
-      log.info({ projects: ids.length }, "projects discovered");
-      return true;
-    } catch (error) {
-      notify.discoveryFailed(error);
-      log.error(errorFields(error), "project discovery failed; retrying");
-      return false;
     }
+    // A reload to a list of projects (or a stop) while this discovery ran: the list wins.
+    if (!current()) return true;
+    await setProjects(findings(), true);
+    return ok;
   });
 
-  /** Watches the configured list of projects, or discovers them all. */
-  const follow = async (projects: Config["projects"], intervalSeconds: number) => {
-    if (projects === "all") {
-      if (discovery.running) discovery.setInterval(intervalSeconds);
-      else await discovery.start(intervalSeconds);
+  /** Watches the listed projects, and discovers those of `all` and organisations. */
+  const follow = async () => {
+    if (live.accounts.some((a) => isDiscovered(a.projects))) {
+      if (discovery.running) {
+        discovery.setInterval(live.discoveryInterval);
+        await setProjects(findings(), false);
+      } else await discovery.start(live.discoveryInterval);
     } else {
       discovery.stop();
-      await setProjects(projects);
+      discovered.clear();
+      await setProjects(findings(), false);
     }
   };
 
@@ -337,8 +462,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   });
 
   return {
-    client,
-    scheduler,
+    accounts,
     store,
     notifier,
     leases,
@@ -349,8 +473,15 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       const signal = new AbortController().signal;
       // Each request waiting for its turn listens to it (as to the scheduler's).
       setMaxListeners(0, signal);
-      // As many polls at once as the scheduler runs: each walk holds its pages until it commits.
-      await forEachBounded(roster.ids(), config.api.concurrency, (id) => pollProject(id, signal));
+      // As many polls at once as each account's scheduler runs: each walk holds its pages until
+      // it commits.
+      await Promise.all(
+        accountPlans(config).map((plan) =>
+          forEachBounded(roster.idsOf(plan.name), plan.concurrency, (id) =>
+            pollProject(id, signal),
+          ),
+        ),
+      );
     },
     async start(ready) {
       if (backend.kind === "file") {
@@ -380,15 +511,15 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
           throw error;
         }
       }
-      await follow(live.projects, live.discoveryInterval);
+      await follow();
       // The first heartbeat claims this replica's share before polling starts.
       await leases?.start();
-      scheduler.start();
+      for (const account of accounts) account.scheduler.start();
       notifier.start();
       log.info(
         {
           projects: roster.size,
-          api: displayUrl(config.api.url),
+          accounts: live.accounts.map((a) => `${a.name} (${displayUrl(a.url)})`),
           sinks: sinks.map((s) => s.config.name),
           ...(backend.kind === "postgres" ? { store: backend.store.location } : {}),
           ...(leases === undefined ? {} : { replica: leases.replicaId }),
@@ -400,18 +531,32 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       roster.setPollOptions(pollOptionsFrom(next, nextSinks));
       await notifier.setSinks(createSinks(nextSinks, next.alerts));
       sinks = nextSinks;
-      live = { projects: next.projects, discoveryInterval: next.discoveryInterval };
-      await follow(live.projects, live.discoveryInterval);
+      live = liveSettings(next);
+      await follow();
     },
     async stop() {
       discovery.stop();
-      await scheduler.stop();
+      if (departuresTimer !== undefined) clearTimeout(departuresTimer);
+      await Promise.all(accounts.map((a) => a.scheduler.stop()));
       await notifier.stop();
       // Released at once, so that the other replicas take the projects over without waiting.
       await leases?.stop();
       await store.close();
-      await client.close();
+      await Promise.all(accounts.map((a) => a.client.close()));
     },
+  };
+}
+
+/**
+ * What a reload may change in what the daemon watches: the single-key projects, the discovery
+ * interval and grace. The accounts themselves (keys, addresses, limiters) wait for a restart,
+ * so a reloaded configuration always names the same accounts.
+ */
+function liveSettings(config: Config) {
+  return {
+    accounts: accountPlans(config),
+    discoveryInterval: config.discoveryInterval,
+    discoveryGrace: config.discoveryGrace,
   };
 }
 

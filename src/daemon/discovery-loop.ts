@@ -1,7 +1,8 @@
 /**
- * `projects: all`: discovers the projects now, then again every interval (sooner, within 10 s,
- * after a failure), until stopped. A discovery that was under way when the loop was stopped
- * or restarted (a reload to a list of projects) does not apply what it found.
+ * Discovery of `all` and organisations: discovers the projects now, then again every interval
+ * (sooner, within 10 s, after a failure), until stopped. A discovery that was under way when
+ * the loop was stopped or restarted (a reload to a list of projects) does not apply what it
+ * found.
  */
 
 /** Discovers once; resolves whether it succeeded. `current()` is false once superseded. */

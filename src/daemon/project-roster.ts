@@ -1,6 +1,6 @@
 /**
- * The watched projects and what each one holds while it is watched: its `ProjectSync`, the
- * fencing token it commits under (Postgres store with leases), the notifier's view of its
+ * The watched projects and what each one holds while it is watched: its `ProjectSync` (reading
+ * through its account's API client), the fencing token it commits under (Postgres store with leases), the notifier's view of its
  * outbox, and its poll in flight. `watch` replaces the set; a project handed over to another
  * replica is first `settled` (its poll in flight finished or abandoned).
  */
@@ -14,8 +14,17 @@ import {
   type StepOutcome,
 } from "../sync/index.js";
 
+/** How a project is to be watched: under which account, and which lease token. */
+export interface WatchTerms {
+  /** The account whose API client reads the project. */
+  readonly account: string;
+  /** The lease's fencing token (leases only). */
+  readonly token: number | undefined;
+}
+
 export interface RosterOptions {
-  readonly source: OperationsSource;
+  /** The API client of an account, which reads its projects' operations. */
+  readonly sourceFor: (account: string) => OperationsSource;
   /** The store a project commits to; `token` is its lease's fencing token (leases only). */
   readonly storeFor: (projectId: string, token: number | undefined) => StateStore;
   /** Whether a project's lease is still valid (always true without leases). */
@@ -28,9 +37,8 @@ export interface RosterOptions {
   readonly leaseLost: (projectId: string, error: LeaseLostError) => void;
 }
 
-interface Watched {
+interface Watched extends WatchTerms {
   readonly sync: ProjectSync;
-  readonly token: number | undefined;
   readonly owner: OutboxOwner;
 }
 
@@ -46,6 +54,11 @@ export class ProjectRoster {
 
   ids(): string[] {
     return [...this.#projects.keys()];
+  }
+
+  /** The projects watched under one account. */
+  idsOf(account: string): string[] {
+    return [...this.#projects].filter(([, w]) => w.account === account).map(([id]) => id);
   }
 
   get size(): number {
@@ -68,25 +81,33 @@ export class ProjectRoster {
   }
 
   /**
-   * Watches exactly the projects of `wanted`, each committing under the token given (undefined
-   * without leases). A project claimed again under a new token starts afresh from its committed
-   * state. Returns the syncs added, whose states are still to be loaded.
+   * Watches exactly the projects of `wanted`, each through its account's client and committing
+   * under the token given (undefined without leases). A project claimed again under a new
+   * token, or now read through another account, starts afresh from its committed state.
+   * Returns the syncs added, whose states are still to be loaded.
    */
-  watch(wanted: ReadonlyMap<string, number | undefined>): ProjectSync[] {
+  watch(wanted: ReadonlyMap<string, WatchTerms>): ProjectSync[] {
     for (const [id, watched] of this.#projects) {
-      if (!wanted.has(id) || wanted.get(id) !== watched.token) this.#projects.delete(id);
+      const terms = wanted.get(id);
+      if (
+        terms === undefined ||
+        terms.token !== watched.token ||
+        terms.account !== watched.account
+      ) {
+        this.#projects.delete(id);
+      }
     }
     const added: ProjectSync[] = [];
-    for (const [id, token] of wanted) {
+    for (const [id, { token, account }] of wanted) {
       if (this.#projects.has(id)) continue;
       const sync = new ProjectSync(
         id,
         this.options.storeFor(id, token),
-        this.options.source,
+        this.options.sourceFor(account),
         this.#pollOptions,
         this.options.outboxLimit,
       );
-      this.#projects.set(id, { sync, token, owner: this.#owner(sync, token) });
+      this.#projects.set(id, { sync, token, account, owner: this.#owner(sync, token) });
       added.push(sync);
     }
     return added;

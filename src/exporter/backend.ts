@@ -1,29 +1,34 @@
 /**
- * The exporter's two connections to the outside, built from the configuration: the API client
- * (its deadlines, size cap and rate limit) and the state store (the file store, or the Postgres
+ * The exporter's connections to the outside, built from the configuration: each account's API
+ * client (its deadlines, size cap and rate limit) and the state store (the file store, or the Postgres
  * store shared with other replicas through leases).
  */
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
-import type { Config } from "../config/index.js";
+import type { Config, ResolvedAccount } from "../config/index.js";
 import type { StoreBackend } from "../daemon/index.js";
 import { defaultReplicaId } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { FileStateStore } from "../store/index.js";
 import { PostgresStateStore } from "../store/postgres-store.js";
 
-export function apiClientFrom(config: Config, events?: ApiClientEvents): ApiClient {
+/** An account's client: its key, address and rate limit, with the `api` section's deadlines. */
+export function apiClientFor(
+  account: ResolvedAccount,
+  api: Config["api"],
+  events?: ApiClientEvents,
+): ApiClient {
   // `api.timeout` bounds the whole exchange; the silences within it cannot be longer.
-  const timeoutMs = config.api.timeout * 1000;
+  const timeoutMs = api.timeout * 1000;
   return createApiClient({
-    apiKey: config.api.key,
-    baseUrl: config.api.url,
-    retry: { maxAttempts: config.api.maxAttempts },
+    apiKey: account.key,
+    baseUrl: account.url,
+    retry: { maxAttempts: api.maxAttempts },
     timeouts: { headersMs: timeoutMs, bodyMs: timeoutMs, deadlineMs: timeoutMs },
-    maxResponseBytes: config.api.maxResponseBytes,
+    maxResponseBytes: api.maxResponseBytes,
     rateLimit: {
-      requestsPerMinute: config.api.requestsPerMinute,
-      burst: config.api.burstPerSecond,
-      maxConcurrency: config.api.concurrency,
+      requestsPerMinute: account.requestsPerMinute,
+      burst: account.burstPerSecond,
+      maxConcurrency: account.concurrency,
     },
     ...(events === undefined ? {} : { events }),
   });

@@ -5,5 +5,5 @@
  * reloads one at a time. Commands only parse flags and call it.
  */
 export * from "./start-exporter.js";
-export { apiClientFrom, storeBackendFrom } from "./backend.js";
+export { apiClientFor, storeBackendFrom } from "./backend.js";
 export type { ConfigLoads, ReloadOutcome } from "./reload.js";

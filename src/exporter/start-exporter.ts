@@ -6,7 +6,9 @@
 import {
   loadWebConfig,
   planReload,
+  resolveAccounts,
   resolveSinks,
+  type ResolvedAccount,
   type Config,
   type ResolvedSink,
   type Settings,
@@ -19,7 +21,7 @@ import { startServer, type RunningServer } from "../server/index.js";
 import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/index.js";
 import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
-import { apiClientFrom, storeBackendFrom } from "./backend.js";
+import { apiClientFor, storeBackendFrom } from "./backend.js";
 import { readiness } from "./readiness.js";
 import { createReloader, type ReloadOutcome } from "./reload.js";
 
@@ -40,6 +42,8 @@ export interface RunningExporter {
 export interface ExporterOptions {
   readonly logger?: Logger;
   readonly env?: NodeJS.ProcessEnv;
+  /** The accounts with their keys; by default resolved from `env`. */
+  readonly accounts?: readonly ResolvedAccount[];
   readonly sinks?: readonly ResolvedSink[];
   /** The web configuration; by default read from `web.configFile`, if set. */
   readonly web?: WebSecurity | undefined;
@@ -55,6 +59,8 @@ export async function startExporter(
   const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.format);
   // Throws a ConfigError naming a missing variable (never a secret's value).
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
+  const accounts = opts.accounts ?? resolveAccounts(config, opts.env ?? process.env);
+  const apiKeys = accounts.map((a) => a.key);
   const web =
     "web" in opts || config.web.configFile === undefined
       ? opts.web
@@ -73,10 +79,7 @@ export async function startExporter(
       server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
       logger.level = plan.config.log.level;
       statusPage.setSilences(plan.config.silences);
-      statusPage.setSinks(
-        statusPageSinks(next.sinks),
-        statusPageSecrets(config.api.key, next.sinks),
-      );
+      statusPage.setSinks(statusPageSinks(next.sinks), statusPageSecrets(apiKeys, next.sinks));
       await daemon.reconfigure(plan.config, next.sinks);
       current = plan.config;
       return plan.restartNeeded;
@@ -94,8 +97,7 @@ export async function startExporter(
     perProjectHistograms: config.metrics.perProjectHistograms,
     ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
     exclude: config.metrics.exclude,
-    limiterTokens: () => up.daemon?.client.limiterStats().tokensRemaining,
-    scheduler: () => up.daemon?.scheduler,
+    accounts: () => up.daemon?.accounts,
     leases: () => up.daemon?.leases,
     configLoads: () => reloader.loads,
     onError: (error) => {
@@ -106,15 +108,20 @@ export async function startExporter(
   const statusPage = createStatusPage({
     projects,
     version: PACKAGE.version,
-    apiUrl: config.api.url,
+    // The address of the API, or of each account's when they differ (the accounts' table shows).
+    apiUrl: [...new Set(accounts.map((a) => a.url))].join(", "),
+    accounts: () => up.daemon?.accounts,
     sinks: statusPageSinks(sinks),
     silences: config.silences,
     notReadyReason: () => ready.reason(),
-    secrets: statusPageSecrets(config.api.key, sinks),
+    secrets: statusPageSecrets(apiKeys, sinks),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
   });
   const daemon = createDaemon(config, {
-    client: apiClientFrom(config, metrics.apiEvents),
+    clients: accounts.map((account) => ({
+      name: account.name,
+      client: apiClientFor(account, config.api, metrics.apiEvents),
+    })),
     backend: storeBackendFrom(config, logger),
     logger,
     observers: [projects, metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],

@@ -20,7 +20,7 @@ import {
 } from "./exposition.js";
 import { registerCatalogue } from "./families.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
-import type { ConfigLoadProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
+import type { AccountProbe, ConfigLoadProbe, LeaseProbe } from "./projected-family.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
 import { registryFamilies, slicedRendering } from "./sliced-rendering.js";
 
@@ -34,10 +34,8 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly version: string;
   /** The git commit it was built from, when known, for `pgcp_build_info`. */
   readonly revision?: string | undefined;
-  /** Tokens left in the API client's limiter (`client.limiterStats().tokensRemaining`). */
-  readonly limiterTokens?: () => number | undefined;
-  /** The scheduler, once it exists (`() => daemon?.scheduler`). */
-  readonly scheduler?: () => SchedulerProbe | undefined;
+  /** The accounts' schedulers and limiters, once they exist (`() => daemon?.accounts`). */
+  readonly accounts?: () => readonly AccountProbe[] | undefined;
   /** The lease manager, once it exists (`() => daemon?.leases`; Postgres state store only). */
   readonly leases?: () => LeaseProbe | undefined;
   /** How the configuration was last (re)loaded. */
@@ -79,8 +77,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     runtime: {
       version: options.version,
       revision: options.revision,
-      limiterTokens: options.limiterTokens,
-      scheduler: options.scheduler,
+      accounts: options.accounts,
       leases: options.leases,
       configLoads: options.configLoads,
     },

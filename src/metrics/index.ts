@@ -17,5 +17,5 @@ export {
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
 export type { Exposition, ExpositionTiming, Rendering } from "./exposition.js";
-export type { LeaseProbe, SchedulerProbe } from "./projected-family.js";
+export type { AccountProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
 export { renderReference } from "./reference.js";

@@ -32,6 +32,14 @@ export interface SchedulerProbe {
   effectiveIntervalSeconds(lane: Lane): number;
 }
 
+/** An account's scheduler and limiter; `DaemonAccount` satisfies it. */
+export interface AccountProbe {
+  readonly name: string;
+  readonly scheduler: SchedulerProbe;
+  readonly client: { limiterStats(): { readonly tokensRemaining: number } };
+  projects(): readonly string[];
+}
+
 /** What the lease manager tells about this replica's leases; `LeaseManager` satisfies it. */
 export interface LeaseProbe {
   heldProjects(): readonly string[];
@@ -47,8 +55,8 @@ export interface RuntimeProbes {
   readonly version: string;
   /** The git commit it was built from, when known, for `pgcp_build_info`. */
   readonly revision?: string | undefined;
-  readonly limiterTokens?: (() => number | undefined) | undefined;
-  readonly scheduler?: (() => SchedulerProbe | undefined) | undefined;
+  /** The accounts, each with its scheduler and rate limiter. */
+  readonly accounts?: (() => readonly AccountProbe[] | undefined) | undefined;
   /** The lease manager (Postgres state store only). */
   readonly leases?: (() => LeaseProbe | undefined) | undefined;
   /** How the configuration was last (re)loaded. */

@@ -1,6 +1,6 @@
 /**
- * Families read from the running process when a rendering is built: the scheduler's intervals
- * and stretch, the rate limiter's tokens, the configuration's last reload and the build.
+ * Families read from the running process when a rendering is built: each account's scheduler
+ * (projects, intervals and stretch) and rate limiter's tokens, the configuration's last reload and the build.
  */
 import type { Lane } from "../scheduler/budget.js";
 import type { Projections } from "./projected-family.js";
@@ -9,22 +9,30 @@ import type { Projections } from "./projected-family.js";
 const LANES = Object.keys({ base: true, fast: true } satisfies Record<Lane, true>) as Lane[];
 
 export const runtimeProjections = {
+  *pgcp_scheduler_projects({ runtime }) {
+    for (const account of runtime.accounts?.() ?? []) {
+      yield { labels: { account: account.name }, value: account.projects().length };
+    }
+  },
+
   *pgcp_scheduler_poll_interval_seconds({ runtime }) {
-    const scheduler = runtime.scheduler?.();
-    if (scheduler === undefined) return;
-    for (const lane of LANES) {
-      yield { labels: { lane }, value: scheduler.effectiveIntervalSeconds(lane) };
+    for (const { name, scheduler } of runtime.accounts?.() ?? []) {
+      for (const lane of LANES) {
+        yield { labels: { account: name, lane }, value: scheduler.effectiveIntervalSeconds(lane) };
+      }
     }
   },
 
   *pgcp_scheduler_interval_stretch_ratio({ runtime }) {
-    const scheduler = runtime.scheduler?.();
-    if (scheduler !== undefined) yield { labels: {}, value: scheduler.budget.stretch };
+    for (const { name, scheduler } of runtime.accounts?.() ?? []) {
+      yield { labels: { account: name }, value: scheduler.budget.stretch };
+    }
   },
 
   *pgcp_api_rate_limit_tokens({ runtime }) {
-    const tokens = runtime.limiterTokens?.();
-    if (tokens !== undefined) yield { labels: {}, value: tokens };
+    for (const { name, client } of runtime.accounts?.() ?? []) {
+      yield { labels: { account: name }, value: client.limiterStats().tokensRemaining };
+    }
   },
 
   *pgcp_config_last_reload_successful({ runtime }) {

@@ -127,7 +127,7 @@ export function renderStatusPage(view: StatusView, detail: "summary" | "full" = 
 </header>
 <main>
 ${full ? renderDiscovery(view) : ""}${renderSummary(view)}
-${full ? `${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}\n${renderSilences(view)}` : `${renderSilenceCounts(view)}\n<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
+${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}\n${renderSilences(view)}` : `${renderSilenceCounts(view)}\n<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
 </main>
 <footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
 </body>
@@ -252,6 +252,34 @@ function renderAlertCounts(p: StatusProject): string {
   if (p.droppedAlerts > 0)
     parts.push(`<span class="stuck">${escapeHtml(p.droppedAlerts)} dropped (outbox full)</span>`);
   return parts.join(" · ");
+}
+
+/** Each account's projects and request budget; nothing for the one account of `api.key`. */
+function renderAccounts(view: StatusView): string {
+  if (view.accounts.length < 2) return "";
+  const rows = view.accounts
+    .map(
+      (a) => `<tr data-account="${escapeHtml(a.name)}">
+<td class="account-name">${escapeHtml(a.name)}</td>
+<td><code>${escapeHtml(a.url)}</code></td>
+<td class="num projects">${escapeHtml(a.projects)}</td>
+<td class="num stretch">${escapeHtml(a.stretch.toFixed(2))}</td>
+<td class="num intervals">${escapeHtml(`${Math.round(a.baseIntervalSeconds)} s / ${Math.round(a.fastIntervalSeconds)} s`)}</td>
+<td class="num tokens">${escapeHtml(Math.floor(a.tokens))}</td>
+</tr>`,
+    )
+    .join("\n");
+  return `<section id="accounts">
+<h2>Accounts</h2>
+<p class="note">Each account has its own rate limit; its projects' intervals stretch to fit it.</p>
+<table>
+<thead><tr><th>Account</th><th>API</th><th class="num">Projects</th><th class="num">Stretch</th><th class="num">Interval (base / fast)</th><th class="num">Limiter tokens</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>
+`;
 }
 
 function renderOutbox(view: StatusView): string {

@@ -10,7 +10,13 @@ import { sinkSecrets, type ResolvedSink } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
-import { statusView, type StatusLimits, type StatusSource, type StatusView } from "./view.js";
+import {
+  statusView,
+  type AccountSource,
+  type StatusLimits,
+  type StatusSource,
+  type StatusView,
+} from "./view.js";
 
 export interface StatusPageOptions {
   /** What is known of each watched project, shared with the metrics (`ProjectViews`). */
@@ -18,6 +24,8 @@ export interface StatusPageOptions {
   readonly version: string;
   /** The API base URL (shown without credentials or query). */
   readonly apiUrl: string;
+  /** The accounts with their schedulers and limiters, once the daemon exists. */
+  readonly accounts?: () => readonly AccountSource[] | undefined;
   /** The configured sinks: names and kinds only (never their URLs). */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
   /** The configured silences (`silences:`), shown with whether each is open now. */
@@ -74,6 +82,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       tracker,
       version: options.version,
       apiUrl: options.apiUrl,
+      ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
       sinks,
       silences,
       notReadyReason: options.notReadyReason,
@@ -125,8 +134,11 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
  * The secrets the page must never show: the API key and each sink's secrets (`sinkSecrets`: its
  * URL when that is one, its signing secret, custom header values, routing key).
  */
-export function statusPageSecrets(apiKey: string, sinks: readonly ResolvedSink[]): string[] {
-  return [apiKey, ...sinks.flatMap(sinkSecrets)];
+export function statusPageSecrets(
+  apiKeys: readonly string[],
+  sinks: readonly ResolvedSink[],
+): string[] {
+  return [...apiKeys, ...sinks.flatMap(sinkSecrets)];
 }
 
 /** What the page shows of the configured sinks: names and kinds, never their URLs. */

@@ -148,6 +148,32 @@ export interface StatusProject {
   readonly droppedAlerts: number;
 }
 
+/** An account as the page reads it: the daemon's `DaemonAccount` satisfies it. */
+export interface AccountSource {
+  readonly name: string;
+  readonly url: string;
+  readonly scheduler: {
+    readonly budget: { readonly stretch: number };
+    effectiveIntervalSeconds(lane: "base" | "fast"): number;
+  };
+  readonly client: { limiterStats(): { readonly tokensRemaining: number } };
+  projects(): readonly string[];
+}
+
+/** One account's row: its projects and its own request budget. */
+export interface AccountStatus {
+  readonly name: string;
+  /** The API address without credentials, query or fragment. */
+  readonly url: string;
+  readonly projects: number;
+  /** Factor its intervals are stretched by to fit its rate limit (1: they fit). */
+  readonly stretch: number;
+  readonly baseIntervalSeconds: number;
+  readonly fastIntervalSeconds: number;
+  /** Requests its limiter would let through at once now. */
+  readonly tokens: number;
+}
+
 export interface SinkStatus {
   readonly name: string;
   /** Undefined for a sink that is not configured (any more) but still has pending alerts. */
@@ -192,6 +218,8 @@ export interface StatusView {
   readonly projects: readonly StatusProject[];
   /** Watched projects not in `projects`. */
   readonly projectsOmitted: number;
+  /** The accounts, in the configuration's order. */
+  readonly accounts: readonly AccountStatus[];
   readonly sinks: readonly SinkStatus[];
   /** Newest first; at most `limits.deadLettersShown`. */
   readonly deadLetters: readonly DeadLetterView[];
@@ -282,6 +310,8 @@ export interface StatusViewOptions {
   readonly tracker: StatusTracker;
   readonly version: string;
   readonly apiUrl: string;
+  /** The accounts, once the daemon runs them. */
+  readonly accounts?: () => readonly AccountSource[] | undefined;
   /** The configured sinks: names and kinds only. */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
   /** The configured silences (none: the page shows none). */
@@ -413,6 +443,15 @@ export function statusView(options: StatusViewOptions): StatusView {
     },
     projects: rows,
     projectsOmitted: ids.length - rows.length,
+    accounts: (options.accounts?.() ?? []).map((a) => ({
+      name: a.name,
+      url: displayUrl(a.url),
+      projects: a.projects().length,
+      stretch: a.scheduler.budget.stretch,
+      baseIntervalSeconds: a.scheduler.effectiveIntervalSeconds("base"),
+      fastIntervalSeconds: a.scheduler.effectiveIntervalSeconds("fast"),
+      tokens: a.client.limiterStats().tokensRemaining,
+    })),
     sinks: [...sinks].map(([name, s]) => ({
       name,
       kind: s.kind,

@@ -1,24 +1,6 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { fileWith, problemsOf } from "./support/files.js";
 import { ConfigError, loadConfig, parseDuration } from "../../src/config/index.js";
-
-async function fileWith(text: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-config-"));
-  const file = path.join(dir, "config.yaml");
-  await writeFile(file, text);
-  return file;
-}
-
-async function problemsOf(promise: Promise<unknown>): Promise<readonly string[]> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConfigError);
-  return (error as ConfigError).problems;
-}
 
 describe("configuration", () => {
   it("parses durations in seconds or with units", () => {

@@ -8,8 +8,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { parse } from "yaml";
-import { loadConfig, resolveSinks } from "../../src/config/index.js";
+import { parse, stringify } from "yaml";
+import { loadConfig, resolveAccounts, resolveSinks } from "../../src/config/index.js";
 import { runCli } from "../support/run-cli.js";
 import { tempDir } from "../support/temp-dir.js";
 
@@ -52,16 +52,22 @@ it("states every default, and only defaults but for the project id", async () =>
     string,
     unknown
   >;
-  expect(Object.keys(written).sort()).toEqual(Object.keys(defaults).sort());
+  // `accounts` has no default (the single-key settings make one account): an example shows it.
+  expect(Object.keys(written).sort()).toEqual([...Object.keys(defaults), "accounts"].sort());
 });
 
 it("has examples that are valid once uncommented", async () => {
   const { text, blocks } = uncommentExamples(await readFile(EXAMPLE, "utf8"));
   expect(blocks).toBeGreaterThanOrEqual(4);
+  // The accounts example replaces the single-key projects: the file says to leave them unset.
+  const { projects, ...settings } = parse(text) as Record<string, unknown>;
+  expect(projects).toEqual(["my-project-123456"]);
   const file = path.join(await tempDir("pgcp-example-"), "uncommented.yaml");
-  await writeFile(file, text);
+  await writeFile(file, stringify(settings));
   const env = {
     PGCP_API_KEY: "k",
+    PGCP_API_KEY_PLATFORM: "key-platform",
+    PGCP_API_KEY_DATA: "key-data",
     PGCP_SLACK_WEBHOOK_URL: "https://hooks.slack.example/services/T/B/X",
     PGCP_WEBHOOK_URL: "https://hooks.example/pgcp",
     PGCP_WEBHOOK_SECRET: "s",
@@ -73,6 +79,17 @@ it("has examples that are valid once uncommented", async () => {
     "oncall-webhook",
     "pagerduty",
     "alertmanager",
+  ]);
+  expect(
+    resolveAccounts(config, env).map((a) => [a.name, a.key, a.requestsPerMinute, a.projects]),
+  ).toEqual([
+    [
+      "platform",
+      "key-platform",
+      700,
+      { ids: [], all: false, orgs: ["org-platform-team-12345678"] },
+    ],
+    ["data", "key-data", 300, { ids: [], all: true, orgs: [] }],
   ]);
   expect(config.state.url).toMatch(/^postgres:\/\//);
   expect(config.web.configFile).toBe("/etc/pgcp-exporter/web.yml");

@@ -48,10 +48,17 @@ export interface TestExporter {
   stop(): Promise<void>;
 }
 
-export async function startTestExporter(raw: RawConfig): Promise<TestExporter> {
+/** `env`: where the accounts' keys are read from (default: the process's environment). */
+export async function startTestExporter(
+  raw: RawConfig,
+  env?: NodeJS.ProcessEnv,
+): Promise<TestExporter> {
   const config = testConfig(raw);
   const logs = captureLogger(config.log.level);
-  const exporter = await startExporter(config, { logger: logs.logger });
+  const exporter = await startExporter(config, {
+    logger: logs.logger,
+    ...(env === undefined ? {} : { env }),
+  });
   const get = async (pathname: string) => {
     const response = await fetch(exporter.server.url + pathname);
     return { status: response.status, text: await response.text() };

@@ -195,10 +195,12 @@ beforeAll(async () => {
   exp = exporter;
   const { daemon } = exporter.exporter;
   // The test drives every poll and listing; the scheduler must not add its own.
-  await daemon.scheduler.stop();
+  const [account] = daemon.accounts;
+  if (account === undefined) throw new Error("the single-key settings make one account");
+  await account.scheduler.stop();
   const poll = () => daemon.pollAll();
   // The daemon's own listing job (what the scheduler runs when a listing is due).
-  const list = () => daemon.scheduler["jobs"].listEndpoints(project, new AbortController().signal);
+  const list = () => account.scheduler["jobs"].listEndpoints(project, new AbortController().signal);
   const endpointCall = async (endpoint: string, call: "start" | "suspend") => {
     const answer = await simulator.api(
       "POST",

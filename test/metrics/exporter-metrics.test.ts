@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { StateFileError } from "../../src/store/index.js";
+import type { AccountProbe } from "../../src/metrics/index.js";
+import type { Lane } from "../../src/scheduler/index.js";
 import { T0_MS, alert, pollResult, projectState } from "./support/fixtures.js";
 import { closeAll, family, lines, metricsFor, render, samples } from "./support/rendering.js";
 
@@ -122,49 +124,74 @@ describe("exporter metrics", () => {
     expect(polls).toContain('pgcp_poll_duration_seconds_bucket{le="5",result="failure"} 1');
   });
 
-  it("reads the scheduler and the limiter at render time", async () => {
+  it("reads each account's scheduler and limiter at render time", async () => {
     let stretch = 1;
-    let tokens: number | undefined = undefined;
-    const metrics = metricsFor({
-      limiterTokens: () => tokens,
-      scheduler: () => ({
-        budget: { stretch },
-        effectiveIntervalSeconds: (lane) => (lane === "fast" ? 5 : 30) * stretch,
-      }),
+    let accounts: AccountProbe[] | undefined = undefined;
+    const account = (name: string, tokens: number, projects: string[]): AccountProbe => ({
+      name,
+      scheduler: {
+        budget: {
+          get stretch() {
+            return name === "a" ? stretch : 1;
+          },
+        },
+        effectiveIntervalSeconds: (lane: Lane) =>
+          (lane === "fast" ? 5 : 30) * (name === "a" ? stretch : 1),
+      },
+      client: { limiterStats: () => ({ tokensRemaining: tokens }) },
+      projects: () => projects,
     });
+    const metrics = metricsFor({ accounts: () => accounts });
     let text = await render(metrics);
-    expect(family(text, "pgcp_scheduler_poll_interval_seconds")).toEqual(
-      lines(`
-        # HELP pgcp_scheduler_poll_interval_seconds Interval at which projects of a lane are polled now, after stretching (fast: projects with open operations; base: the others).
-        # TYPE pgcp_scheduler_poll_interval_seconds gauge
-        pgcp_scheduler_poll_interval_seconds{lane="base"} 30
-        pgcp_scheduler_poll_interval_seconds{lane="fast"} 5
-      `),
-    );
-    expect(samples(text, "pgcp_scheduler_interval_stretch_ratio")).toEqual([
-      "pgcp_scheduler_interval_stretch_ratio 1",
-    ]);
-    // No limiter yet: no series rather than a made-up value.
+    // No accounts yet: no series rather than made-up values.
     expect(family(text, "pgcp_api_rate_limit_tokens")).toEqual(
       lines(`
-        # HELP pgcp_api_rate_limit_tokens Requests the shared rate limiter's token bucket would let through at once now.
+        # HELP pgcp_api_rate_limit_tokens Requests an account's rate limiter's token bucket would let through at once now.
         # TYPE pgcp_api_rate_limit_tokens gauge
+      `),
+    );
+    expect(samples(text, "pgcp_scheduler_poll_interval_seconds")).toEqual([]);
+
+    accounts = [account("a", 17, ["p1", "p2"]), account("b", 40, ["p3"])];
+    text = await render(metrics);
+    expect(family(text, "pgcp_scheduler_poll_interval_seconds")).toEqual(
+      lines(`
+        # HELP pgcp_scheduler_poll_interval_seconds Interval at which an account's projects of a lane are polled now, after stretching (fast: projects with open operations; base: the others).
+        # TYPE pgcp_scheduler_poll_interval_seconds gauge
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="fast"} 5
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="fast"} 5
+      `),
+    );
+    expect(samples(text, "pgcp_scheduler_projects")).toEqual(
+      lines(`
+        pgcp_scheduler_projects{account="a"} 2
+        pgcp_scheduler_projects{account="b"} 1
       `),
     );
 
     stretch = 2;
-    tokens = 17;
     text = await render(metrics);
-    expect(samples(text, "pgcp_scheduler_poll_interval_seconds")).toEqual(
+    const runtime = [
+      "pgcp_scheduler_poll_interval_seconds",
+      "pgcp_scheduler_interval_stretch_ratio",
+      "pgcp_api_rate_limit_tokens",
+    ]
+      .flatMap((name) => samples(text, name))
+      .sort();
+    expect(runtime).toEqual(
       lines(`
-        pgcp_scheduler_poll_interval_seconds{lane="base"} 60
-        pgcp_scheduler_poll_interval_seconds{lane="fast"} 10
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 60
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="fast"} 10
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="fast"} 5
+        pgcp_scheduler_interval_stretch_ratio{account="a"} 2
+        pgcp_scheduler_interval_stretch_ratio{account="b"} 1
+        pgcp_api_rate_limit_tokens{account="a"} 17
+        pgcp_api_rate_limit_tokens{account="b"} 40
       `),
     );
-    expect(samples(text, "pgcp_scheduler_interval_stretch_ratio")).toEqual([
-      "pgcp_scheduler_interval_stretch_ratio 2",
-    ]);
-    expect(samples(text, "pgcp_api_rate_limit_tokens")).toEqual(["pgcp_api_rate_limit_tokens 17"]);
   });
 
   it("renders the build info, with the revision when it is known", async () => {

@@ -192,9 +192,16 @@ describe("the exporter's exposition", () => {
     const errors: unknown[] = [];
     let broken = false;
     const metrics = metricsFor({
-      limiterTokens: () => {
+      accounts: () => {
         if (broken) throw new Error("limiter gone");
-        return 5;
+        return [
+          {
+            name: "default",
+            scheduler: { budget: { stretch: 1 }, effectiveIntervalSeconds: () => 30 },
+            client: { limiterStats: () => ({ tokensRemaining: 5 }) },
+            projects: () => [],
+          },
+        ];
       },
       onError: (error) => errors.push(error),
     });
@@ -202,6 +209,8 @@ describe("the exporter's exposition", () => {
     broken = true;
     await metrics.refresh();
     expect(errors).toEqual([new Error("limiter gone")]);
-    expect(metrics.current().body.toString()).toContain("pgcp_api_rate_limit_tokens 5");
+    expect(metrics.current().body.toString()).toContain(
+      'pgcp_api_rate_limit_tokens{account="default"} 5',
+    );
   });
 });

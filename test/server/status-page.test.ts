@@ -258,14 +258,17 @@ describe("the status view", () => {
       apiUrl: "https://user:pa55word@api.example.test/api/v2?key=sk-live-SECRET-123#frag",
       sinks: [{ name: "webhook", kind: "webhook" }],
       notReadyReason: () => undefined,
-      secrets: statusPageSecrets("sk-live-SECRET-123", [
-        {
-          kind: "webhook",
-          url: "https://hooks.example/T0/SECRETPATH",
-          secret: "signing-SECRET",
-          config: defaultSink("webhook"),
-        },
-      ]),
+      secrets: statusPageSecrets(
+        ["sk-live-SECRET-123"],
+        [
+          {
+            kind: "webhook",
+            url: "https://hooks.example/T0/SECRETPATH",
+            secret: "signing-SECRET",
+            config: defaultSink("webhook"),
+          },
+        ],
+      ),
       now: () => NOW,
     });
     // Both hear the daemon, as the exporter wires them.

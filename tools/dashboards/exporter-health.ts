@@ -83,7 +83,7 @@ export function exporterHealthDashboard(): Dashboard {
       headlineStat({
         title: "Poll interval stretch",
         description:
-          "Factor by which every poll interval is stretched to keep requests within the rate-limit budget; 1 when they fit.",
+          "Factor by which poll intervals are stretched to keep requests within the rate-limit budget (the most stretched account); 1 when they fit.",
         queries: [{ expr: `max(${sel("pgcp_scheduler_interval_stretch_ratio")})` }],
         unit: "x",
         decimals: 2,
@@ -158,13 +158,13 @@ export function exporterHealthDashboard(): Dashboard {
     )
     .withPanel(
       graphPanel({
-        title: "Poll interval by lane",
+        title: "Poll interval by account and lane",
         description:
-          "Interval at which projects are polled now, after stretching: fast for projects with open operations, base for the others.",
+          "Interval at which each account's projects are polled now, after stretching: fast for projects with open operations, base for the others.",
         queries: [
           {
-            expr: `max by (lane) (${sel("pgcp_scheduler_poll_interval_seconds")})`,
-            legend: "{{lane}}",
+            expr: `max by (account, lane) (${sel("pgcp_scheduler_poll_interval_seconds")})`,
+            legend: "{{account}} {{lane}}",
           },
         ],
         unit: "s",
@@ -278,9 +278,12 @@ export function exporterHealthDashboard(): Dashboard {
       graphPanel({
         title: "Rate-limiter tokens",
         description:
-          "Requests the shared rate limiter's token bucket would let through at once now.",
+          "Requests each account's rate limiter's token bucket would let through at once now.",
         queries: [
-          { expr: `min(${sel("pgcp_api_rate_limit_tokens")})`, legend: "tokens available" },
+          {
+            expr: `min by (account) (${sel("pgcp_api_rate_limit_tokens")})`,
+            legend: "{{account}}",
+          },
         ],
         unit: "short",
         width: 8,

@@ -198,7 +198,9 @@ const handlers = {
 
   /** The scheduler's budget and the intervals it polls at now. */
   scheduler() {
-    const { scheduler } = running().daemon;
+    const [account] = running().daemon.accounts;
+    if (account === undefined) throw new Error("the exporter runs one account");
+    const { scheduler } = account;
     return {
       budget: scheduler.budget,
       baseIntervalSeconds: scheduler.effectiveIntervalSeconds("base"),

@@ -3,7 +3,7 @@
  * committed state, endpoints, a blocked project, and one of each API client event.
  */
 import { WalkError } from "../../../src/sync/index.js";
-import type { ExporterMetrics } from "../../../src/metrics/index.js";
+import type { ExporterMetrics, ExporterMetricsOptions } from "../../../src/metrics/index.js";
 import { StateFileError } from "../../../src/store/index.js";
 import {
   alert,
@@ -15,12 +15,18 @@ import {
   T0_MS,
 } from "./fixtures.js";
 
-export const PROBES = {
-  limiterTokens: () => 37,
-  scheduler: () => ({
-    budget: { stretch: 1.25 },
-    effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
-  }),
+export const PROBES: Partial<ExporterMetricsOptions> = {
+  accounts: () => [
+    {
+      name: "default",
+      scheduler: {
+        budget: { stretch: 1.25 },
+        effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
+      },
+      client: { limiterStats: () => ({ tokensRemaining: 37 }) },
+      projects: () => ["p-alpha", "p-beta"],
+    },
+  ],
   leases: () => ({
     heldProjects: () => ["p-alpha", "p-beta"],
     liveReplicas: 3,

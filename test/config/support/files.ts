@@ -1,0 +1,24 @@
+/** Configuration files written for a test, and the problems a load of one reports. */
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect } from "vitest";
+import { ConfigError } from "../../../src/config/index.js";
+
+/** A new file holding `text`, in a directory of its own. */
+export async function fileWith(text: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-config-"));
+  const file = path.join(dir, "config.yaml");
+  await writeFile(file, text);
+  return file;
+}
+
+/** The problems of the ConfigError `promise` rejects with (it must reject with one). */
+export async function problemsOf(promise: Promise<unknown>): Promise<readonly string[]> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).problems;
+}
