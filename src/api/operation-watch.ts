@@ -82,13 +82,18 @@ export interface WaitResult {
   readonly succeeded: readonly Operation[];
   /** Ended as failed, error or cancelled (a `failed` one's retry grace ran out, or the wait did). */
   readonly failed: readonly Operation[];
-  /** Still open (or in a status nobody documents) when the timeout struck; empty otherwise. */
+  /**
+   * Still open (or in a status nobody documents) when the timeout struck or the wait was
+   * interrupted; empty otherwise.
+   */
   readonly pending: readonly Operation[];
   readonly timedOut: boolean;
+  /** The wait was stopped (its signal aborted) before every operation ended. */
+  readonly interrupted: boolean;
 }
 
 /** The final records, sorted by outcome (in the order the watches are given). */
-export function summarise(watches: Iterable<Watch>): WaitResult {
+export function summarise(watches: Iterable<Watch>, interrupted = false): WaitResult {
   const all = [...watches].map((w) => w.record);
   const having = (outcome: OperationOutcome) =>
     all.filter((op) => operationOutcome(op.status) === outcome);
@@ -97,7 +102,8 @@ export function summarise(watches: Iterable<Watch>): WaitResult {
     succeeded: having("succeeded"),
     failed: having("failed"),
     pending,
-    timedOut: pending.length > 0,
+    timedOut: pending.length > 0 && !interrupted,
+    interrupted: pending.length > 0 && interrupted,
   };
 }
 
@@ -106,10 +112,12 @@ export function summarise(watches: Iterable<Watch>): WaitResult {
  * others were still open when the time ran out), else `timed_out` when any is still open, else
  * `succeeded`.
  */
-export type WaitVerdict = "succeeded" | "failed" | "timed_out";
+export type WaitVerdict = "succeeded" | "failed" | "timed_out" | "interrupted";
 
+/** A failure outranks everything: once one operation failed, the outcome is known. */
 export function waitVerdict(result: WaitResult): WaitVerdict {
   if (result.failed.length > 0) return "failed";
+  if (result.interrupted) return "interrupted";
   if (result.pending.length > 0) return "timed_out";
   return "succeeded";
 }

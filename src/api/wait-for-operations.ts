@@ -21,6 +21,10 @@ export interface WaitOptions {
   readonly retryGraceMs?: number;
   /** Told of each operation's first record, then of every status change. */
   readonly onStatus?: (change: StatusChange) => void;
+  /**
+   * Stops the wait (Ctrl-C): it resolves at once with the records read so far, the operations
+   * still open in `pending` and `interrupted` set.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -62,9 +66,14 @@ export async function followOperations(
   while (ids.length > 0) {
     const remaining = deadline - clock.now();
     if (remaining <= 0) break;
-    await clock.sleep(Math.min(intervalMs, remaining), options.signal);
-    for (const record of await read(ids, options.signal)) {
-      if (watches.has(record.id)) note(record);
+    try {
+      await clock.sleep(Math.min(intervalMs, remaining), options.signal);
+      for (const record of await read(ids, options.signal)) {
+        if (watches.has(record.id)) note(record);
+      }
+    } catch (error) {
+      if (options.signal?.aborted === true) return summarise(watches.values(), true);
+      throw error;
     }
     ids = watched();
   }

@@ -31,7 +31,7 @@ PGCP_API_URL (default the real API).
 
 exit status: 0 all finished or skipped; 1 one failed, error or cancelled; 2 a usage or
 configuration error, or an operation or project the API does not know; 3 timeout; 4 the API
-cannot be reached or refuses the key.`;
+cannot be reached or refuses the key; 130 stopped by Ctrl-C or SIGTERM (the summary is printed).`;
 
 export type WaitTarget =
   | { readonly kind: "ids"; readonly operationIds: readonly string[] }

@@ -11,6 +11,8 @@ export const EXIT = {
   usage: 2,
   timed_out: 3,
   unreachable: 4,
+  /** Stopped by SIGINT or SIGTERM with operations still open (128 + SIGINT, as shells do). */
+  interrupted: 130,
 } as const;
 
 /** The exit status of a wait that ran to its end. */
@@ -40,7 +42,9 @@ export function summaryLines(
       ? "every operation finished or was skipped"
       : verdict === "failed"
         ? `${result.failed.length} operation${result.failed.length === 1 ? "" : "s"} did not succeed`
-        : `timed out after ${timeoutMs / 1000} s with ${result.pending.length} still open`;
+        : verdict === "interrupted"
+          ? `stopped with ${result.pending.length} still open`
+          : `timed out after ${timeoutMs / 1000} s with ${result.pending.length} still open`;
   return [
     `${all.length} operation${all.length === 1 ? "" : "s"}: ${tally === "" ? "none" : tally}`,
     ...all.map((op) => `  ${describe(op)}: ${op.status}${failure(op)}`),

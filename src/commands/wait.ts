@@ -13,7 +13,7 @@ import {
   resolveAccounts,
 } from "../config/index.js";
 import type { Config } from "../config/index.js";
-import { waitVerdict, type ApiClient } from "../api/index.js";
+import { waitVerdict, type ApiClient, type WaitResult } from "../api/index.js";
 import type { Operation } from "../contract/index.js";
 import { apiClientFor } from "../exporter/index.js";
 import type { Command } from "./command.js";
@@ -80,12 +80,26 @@ async function waitFor(client: ApiClient, request: WaitRequest): Promise<number>
   if (text && target.kind === "open") {
     out(`${initial.length} open operation${initial.length === 1 ? "" : "s"} in ${projectId}`);
   }
-  const result = await client.waitForOperations(projectId, initial, {
-    intervalMs: request.intervalMs,
-    timeoutMs: request.timeoutMs,
-    retryGraceMs: request.retryGraceMs,
-    ...(text ? { onStatus: (change) => out(statusLine(change, Date.now())) } : {}),
-  });
+  // Ctrl-C (or a CI runner's SIGTERM) ends the wait with the summary of where things stand.
+  const stop = new AbortController();
+  const interrupt = () => {
+    stop.abort(new Error("interrupted"));
+  };
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  let result: WaitResult;
+  try {
+    result = await client.waitForOperations(projectId, initial, {
+      intervalMs: request.intervalMs,
+      timeoutMs: request.timeoutMs,
+      retryGraceMs: request.retryGraceMs,
+      signal: stop.signal,
+      ...(text ? { onStatus: (change) => out(statusLine(change, Date.now())) } : {}),
+    });
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+  }
   const verdict = waitVerdict(result);
   if (text) for (const line of summaryLines(result, verdict, request.timeoutMs)) out(line);
   else out(jsonReport(projectId, result, verdict));

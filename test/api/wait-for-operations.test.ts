@@ -89,15 +89,19 @@ describe("waitForOperations", () => {
     expect(fetched).toEqual([]);
   });
 
-  it("stops waiting when the signal aborts", async () => {
+  it("stops waiting when the signal aborts, with what it read so far", async () => {
     const clock = new ManualClock();
     const controller = new AbortController();
     const { fetch } = scripted({});
-    const result = waitForOperations(fetch, clock, [op("a", "running")], {
+    const result = waitForOperations(fetch, clock, [op("a", "running"), op("b", "finished")], {
       signal: controller.signal,
     });
     controller.abort(new Error("shutdown"));
-    await expect(result).rejects.toThrow("shutdown");
+    const { succeeded, pending, interrupted, timedOut } = await result;
+    expect(succeeded.map((o) => o.id)).toEqual(["b"]);
+    expect(pending.map((o) => o.id)).toEqual(["a"]);
+    expect(interrupted).toBe(true);
+    expect(timedOut).toBe(false);
   });
 });
 

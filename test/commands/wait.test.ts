@@ -4,13 +4,16 @@
  * failed operation is retried within `--retry-grace`, 3 timeout, 2 bad flags or an unknown
  * operation, 4 a refused key or an unreachable address.
  */
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
 import { runsThen, type Steps } from "../support/operation-steps.js";
+import { CLI } from "../support/daemon-process.js";
 import { runCli, type CliRun } from "../support/run-cli.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { simulatorWithProject } from "../support/simulator-suite.js";
+import { waitFor } from "../support/wait.js";
 
 let sim: TestSimulator;
 let projectId: string;
@@ -108,6 +111,22 @@ it("exits 3 when an operation is still open at the timeout", async () => {
   const run = await wait([...ids(slow), "--interval", "100ms", "--timeout", "500ms"]);
   expect(run.code).toBe(3);
   expect(run.stdout).toContain("timed_out: timed out after 0.5 s with 1 still open (exit 3)");
+});
+
+it("stops on Ctrl-C with the summary of where things stand, exit 130", async () => {
+  const slow = await script(runsThen("finished", 600));
+  const child = spawn(process.execPath, [CLI, "wait", "--project", projectId, ...ids(slow)], {
+    env: { PATH: process.env.PATH ?? "", PGCP_API_URL: sim.apiUrl, PGCP_API_KEY: sim.apiKey },
+  });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  // Interrupted once it has read the operation (its first status line is out).
+  await waitFor("the first status line", () => stdout.includes(slow.id));
+  child.kill("SIGINT");
+  expect(await exited).toBe(130);
+  expect(stdout).toContain(`1 operation: 1 running`);
+  expect(stdout).toContain("interrupted: stopped with 1 still open (exit 130)");
 });
 
 describe("--open", () => {
