@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { API_BASE_PATH } from "../contract/index.js";
+import { API_BASE_PATH, RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { createClock, type ClockMode } from "./clock.js";
 import { apiRouter } from "./http/api-routes.js";
 import { FaultRegistry } from "./http/faults.js";
@@ -59,6 +59,30 @@ function allKeys(options: SimulatorOptions): string[] {
   ];
 }
 
+/** Refuses options naming ids the API could not show, or keys for unknown organisations. */
+function checkAccountOptions(options: SimulatorOptions): void {
+  const orgIds = new Set<string>();
+  const checkId = (what: string, id: string): void => {
+    if (!RESOURCE_ID_PATTERN.test(id))
+      throw new RangeError(`${what} ${id} must match ^[a-z0-9-]{1,60}$`);
+  };
+  for (const org of options.organizations ?? []) {
+    if (org.id !== undefined) {
+      checkId("organization id", org.id);
+      orgIds.add(org.id);
+    }
+    for (const user of org.members ?? []) checkId("user id", user);
+  }
+  for (const spec of options.apiKeys ?? []) {
+    if ("user" in spec) checkId("user id", spec.user);
+    else if (!orgIds.has(spec.org)) {
+      throw new RangeError(
+        `apiKeys: organization ${spec.org} is not among the organizations (give it an id)`,
+      );
+    }
+  }
+}
+
 /** Registers the main key (the default user's), the organisations and the further keys. */
 function addAccounts(plane: ControlPlane, options: SimulatorOptions): Organization[] {
   plane.accounts.addKey(options.apiKey, { kind: "user", userId: DEFAULT_USER_ID });
@@ -79,6 +103,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   for (const key of [options.apiKey, ...allKeys(options)]) {
     if (key.trim() === "") throw new RangeError("API keys must not be empty");
   }
+  checkAccountOptions(options);
   if (!((options.availabilityCheckSeconds ?? 0) >= 0)) {
     throw new RangeError("availabilityCheckSeconds must be 0 (off) or a positive number");
   }

@@ -106,6 +106,18 @@ describe("organisations", () => {
     );
   });
 
+  test("SimulatorOptions with malformed ids or keys of unknown organisations are refused", async () => {
+    t = await startTestSimulator();
+    for (const [options, text] of [
+      [{ organizations: [{ id: "Org_1", name: "Bad" }] }, "Org_1"],
+      [{ organizations: [{ name: "Bad", members: ["no spaces"] }] }, "no spaces"],
+      [{ apiKeys: [{ key: "k", org: "org-missing-00000000" }] }, "org-missing-00000000"],
+      [{ apiKeys: [{ key: " ", user: "bob" }] }, "empty"],
+    ] as const) {
+      await expect(startTestSimulator(options)).rejects.toThrow(text);
+    }
+  });
+
   test("SimulatorOptions create organisations and keys at start", async () => {
     t = await startTestSimulator({
       organizations: [{ id: "org-start-00000001", name: "Start", apiKeys: ["start-key"] }],

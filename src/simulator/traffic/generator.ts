@@ -73,7 +73,8 @@ export class TrafficGenerator {
 
   private act(): void {
     const project = this.random.pick(this.projects);
-    const endpoints = liveEndpoints(project);
+    // A disabled compute refuses connections and starts: traffic leaves it alone.
+    const endpoints = liveEndpoints(project).filter((e) => !e.settings.disabled);
     if (endpoints.length === 0) return;
     const endpoint = this.random.pick(endpoints);
     let roll = this.random.next() * this.totalWeight;
