@@ -3,6 +3,7 @@
  */
 import { parseArgs } from "node:util";
 import {
+  DEFAULT_USER_ID,
   startSimulator,
   type RunningSimulator,
   type SimulatorOptions,
@@ -28,9 +29,26 @@ options:
   --projects N                projects the traffic keeps busy (implies --traffic; default 20)
   --operations-per-minute N   traffic activities per simulated minute (default 30)
   --availability-checks N     seconds between availability checks, 0 for none
-                              (default 600 with traffic, else 0)
+                              (default 600)
+  --no-availability-checks    no availability checks (same as --availability-checks 0)
+  --organizations N           create N organisations, each with its own key (printed)
+                              and --org-projects projects; the main key's user is a
+                              member of each
+  --org-projects N            projects per organisation (default 2; with --traffic the
+                              traffic keeps them busy too)
   --no-rate-limit             switch off the real API's 700/min, 40/s-per-route limit
   -h, --help                  show this help`;
+
+/** Projects per organisation created by `--organizations` unless `--org-projects` says. */
+const DEFAULT_ORG_PROJECTS = 2;
+
+/**
+ * The key of the n-th organisation created by `--organizations` (printed at start). Public
+ * like the demo key, and independent of the main key, which may be a secret.
+ */
+export function orgApiKey(n: number): string {
+  return `sim-org-key-${n}`;
+}
 
 class UsageError extends Error {}
 
@@ -69,6 +87,9 @@ export function parseSimulateArgs(
         projects: { type: "string" },
         "operations-per-minute": { type: "string" },
         "availability-checks": { type: "string" },
+        "no-availability-checks": { type: "boolean" },
+        organizations: { type: "string" },
+        "org-projects": { type: "string" },
         "no-rate-limit": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -92,11 +113,32 @@ export function parseSimulateArgs(
     1,
     1_000_000,
   );
-  const checks = integerFlag("availability-checks", values["availability-checks"], 0, 604_800);
+  let checks = integerFlag("availability-checks", values["availability-checks"], 0, 604_800);
+  if (values["no-availability-checks"] === true) {
+    if (checks !== undefined && checks !== 0) {
+      throw new UsageError("--no-availability-checks contradicts --availability-checks");
+    }
+    checks = 0;
+  }
+  const organizationCount = integerFlag("organizations", values.organizations, 1, 1000);
+  const orgProjects = integerFlag("org-projects", values["org-projects"], 0, 10_000);
+  if (orgProjects !== undefined && organizationCount === undefined) {
+    throw new UsageError("--org-projects needs --organizations");
+  }
   const traffic = values.traffic === true || projects !== undefined || perMinute !== undefined;
   return {
     apiKey,
     clock,
+    ...(organizationCount === undefined
+      ? {}
+      : {
+          organizations: Array.from({ length: organizationCount }, (_, i) => ({
+            name: `Organization ${i + 1}`,
+            members: [DEFAULT_USER_ID],
+            apiKeys: [orgApiKey(i + 1)],
+            projects: orgProjects ?? DEFAULT_ORG_PROJECTS,
+          })),
+        }),
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(seed === undefined ? {} : { seed }),
@@ -160,6 +202,9 @@ export const simulateCommand: Command = {
         `  seed:    ${simulator.seed}`,
         `  clock:   ${simulator.clockMode}`,
         `  control: ${simulator.url}/_sim`,
+        ...simulator.organizations.map(
+          (org, i) => `  organization ${org.id}: api key ${orgApiKey(i + 1)}`,
+        ),
         "",
       ].join("\n"),
     );

@@ -103,25 +103,60 @@ export const endpointOperationsResponseSchema = z.object({
 });
 export type EndpointOperationsResponse = z.infer<typeof endpointOperationsResponseSchema>;
 
-/** `POST /projects/{project_id}/endpoints` request body. */
-export const createEndpointRequestSchema = z.object({
-  endpoint: z.object({
+/** Provisioners the real API names; the simulator's computes use `k8s-neonvm` by default. */
+export const PROVISIONERS = ["k8s-neonvm", "k8s-pod"] as const;
+
+/**
+ * The fields of an endpoint a client may set on create and update besides its branch, type and
+ * sizes (the real API's `EndpointCreateRequest`/`EndpointUpdateRequest`). `settings` holds
+ * `pg_settings` only.
+ */
+const endpointSettingsFields = {
+  name: z.string().min(1).max(64).optional(),
+  disabled: z.boolean().optional(),
+  pooler_enabled: z.boolean().optional(),
+  pooler_mode: z.literal("transaction").optional(),
+  settings: z.strictObject({ pg_settings: z.record(z.string(), z.string()).optional() }).optional(),
+  provisioner: z.enum(PROVISIONERS).optional(),
+  passwordless_access: z.boolean().optional(),
+  autoscaling_limit_min_cu: computeUnitSchema.optional(),
+  autoscaling_limit_max_cu: computeUnitSchema.optional(),
+  suspend_timeout_seconds: suspendTimeoutSchema.optional(),
+};
+
+/**
+ * `POST /projects/{project_id}/endpoints` request body. Strict: a field the API does not take
+ * is refused (400 naming it) rather than dropped.
+ */
+export const createEndpointRequestSchema = z.strictObject({
+  endpoint: z.strictObject({
     branch_id: resourceIdSchema,
     type: z.enum(ENDPOINT_TYPES),
-    autoscaling_limit_min_cu: computeUnitSchema.optional(),
-    autoscaling_limit_max_cu: computeUnitSchema.optional(),
-    suspend_timeout_seconds: suspendTimeoutSchema.optional(),
+    region_id: z.string().optional(),
+    ...endpointSettingsFields,
   }),
 });
 export type CreateEndpointRequest = z.infer<typeof createEndpointRequestSchema>;
 
-/** `PATCH /projects/{project_id}/endpoints/{endpoint_id}` request body. */
-export const updateEndpointRequestSchema = z.object({
-  endpoint: z.object({
+/** `PATCH /projects/{project_id}/endpoints/{endpoint_id}` request body (strict, as create). */
+export const updateEndpointRequestSchema = z.strictObject({
+  endpoint: z.strictObject({
     branch_id: resourceIdSchema.optional(),
-    autoscaling_limit_min_cu: computeUnitSchema.optional(),
-    autoscaling_limit_max_cu: computeUnitSchema.optional(),
-    suspend_timeout_seconds: suspendTimeoutSchema.optional(),
+    ...endpointSettingsFields,
   }),
 });
 export type UpdateEndpointRequest = z.infer<typeof updateEndpointRequestSchema>;
+
+/**
+ * One endpoint of `POST /projects/{project_id}/branches` (`endpoints: [...]`), strict; the real
+ * API takes fewer fields here than on an endpoint's own create.
+ */
+export const branchEndpointRequestSchema = z.strictObject({
+  type: z.enum(ENDPOINT_TYPES),
+  settings: endpointSettingsFields.settings,
+  provisioner: endpointSettingsFields.provisioner,
+  autoscaling_limit_min_cu: endpointSettingsFields.autoscaling_limit_min_cu,
+  autoscaling_limit_max_cu: endpointSettingsFields.autoscaling_limit_max_cu,
+  suspend_timeout_seconds: endpointSettingsFields.suspend_timeout_seconds,
+});
+export type BranchEndpointRequest = z.infer<typeof branchEndpointRequestSchema>;

@@ -9,6 +9,7 @@ export * from "./common.js";
 export * from "./operation.js";
 export * from "./endpoint.js";
 export * from "./project.js";
+export * from "./branch.js";
 
 /** The path prefix under which every call of the API lives. */
 export const API_BASE_PATH = "/api/v2";

@@ -41,6 +41,11 @@ export class IdFactory {
     return this.unique("ep-");
   }
 
+  /** `org-<words>-<8 digits>`, like the real API's organisation ids. */
+  organizationId(): string {
+    return this.unique("org-", 8);
+  }
+
   /** Random UUID words with the version (4) and variant (10xx) bits set. */
   uuidWords(): UuidWords {
     const r = this.random;
@@ -57,10 +62,10 @@ export class IdFactory {
     return formatUuid(a, b, c, d);
   }
 
-  private unique(prefix: string): string {
+  private unique(prefix: string, digitCount = 6): string {
     for (;;) {
       const r = this.random;
-      const digits = String(r.int(1_000_000)).padStart(6, "0");
+      const digits = String(r.int(10 ** digitCount)).padStart(digitCount, "0");
       const id = `${prefix}${r.pick(ADJECTIVES)}-${r.pick(NOUNS)}-${digits}`;
       if (!this.used.has(id)) {
         this.used.add(id);

@@ -5,7 +5,9 @@
 export { startSimulator, type RunningSimulator } from "./simulator.js";
 export {
   DEFAULT_MANUAL_START,
-  TRAFFIC_AVAILABILITY_CHECK_SECONDS,
+  DEFAULT_AVAILABILITY_CHECK_SECONDS,
+  type ApiKeyOptions,
+  type OrganizationOptions,
   type SimulatorOptions,
 } from "./options.js";
 export type { ClockMode } from "./clock.js";
@@ -23,11 +25,14 @@ export {
 export type { StatsView } from "./http/stats.js";
 export type {
   SimBulkRequest,
+  SimCreateApiKeyRequest,
+  SimCreateOrganizationRequest,
   SimCreateProjectRequest,
   SimFaultRequest,
   SimScriptOperationRequest,
 } from "./http/sim-schemas.js";
 export type { ControlPlane } from "./model/control-plane.js";
+export { DEFAULT_USER_ID, type KeyOwner, type Organization } from "./model/accounts.js";
 export type { BulkSeedOptions, BulkSeedResult } from "./model/bulk-seed.js";
 export type { HistoryView, TruthOperation } from "./model/views.js";
 export { NORMAL_DURATION_SECONDS } from "./model/plans.js";

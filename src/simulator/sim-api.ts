@@ -9,7 +9,13 @@ import type { TruthOperation } from "./model/views.js";
 
 /** `POST /_sim/projects` → 201 */
 export interface SimProjectResponse {
-  readonly project: { readonly id: string; readonly plan: PlanName };
+  readonly project: {
+    readonly id: string;
+    readonly plan: PlanName;
+    readonly owner_id: string;
+    /** Present when the project belongs to an organisation. */
+    readonly org_id?: string;
+  };
   readonly branches: readonly { readonly id: string; readonly primary: boolean }[];
 }
 
@@ -59,4 +65,26 @@ export type SimStatsResponse = StatsView;
 export interface SimBulkResponse {
   readonly project_ids: readonly string[];
   readonly operations: number;
+}
+
+/** An organisation as `/_sim` shows it. */
+export interface SimOrganization {
+  readonly id: string;
+  readonly name: string;
+  readonly members: readonly string[];
+}
+
+/** `POST /_sim/organizations` → 201, `POST /_sim/organizations/{org_id}/members` → 200 */
+export interface SimOrganizationResponse {
+  readonly organization: SimOrganization;
+}
+
+/** `GET /_sim/organizations` → 200 */
+export interface SimOrganizationsResponse {
+  readonly organizations: readonly SimOrganization[];
+}
+
+/** `POST /_sim/api-keys` → 201: whose key it is (the key itself is not echoed). */
+export interface SimApiKeyResponse {
+  readonly api_key: { readonly user: string } | { readonly org: string };
 }

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { API_BASE_PATH } from "../contract/index.js";
+import { API_BASE_PATH, RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { createClock, type ClockMode } from "./clock.js";
 import { apiRouter } from "./http/api-routes.js";
 import { FaultRegistry } from "./http/faults.js";
@@ -10,11 +10,12 @@ import { simRouter } from "./http/sim-routes.js";
 import { RequestStats } from "./http/stats.js";
 import { IdFactory } from "./ids.js";
 import type { BulkSeedOptions, BulkSeedResult } from "./model/bulk-seed.js";
+import { DEFAULT_USER_ID, keyOwnerOf, type Organization } from "./model/accounts.js";
 import { ControlPlane } from "./model/control-plane.js";
 import {
   DEFAULT_MANUAL_START,
   REAL_CLOCK_TICK_MS,
-  TRAFFIC_AVAILABILITY_CHECK_SECONDS,
+  DEFAULT_AVAILABILITY_CHECK_SECONDS,
   type SimulatorOptions,
 } from "./options.js";
 import { randomSeed, SeededRandom } from "./random.js";
@@ -32,6 +33,8 @@ export interface RunningSimulator {
   /** The seed in use (the given one, or the random one picked), to replay a run. */
   readonly seed: number;
   readonly apiKey: string;
+  /** The organisations created at start (`SimulatorOptions.organizations`), with their ids. */
+  readonly organizations: readonly Organization[];
   /** The simulated control plane, for in-process inspection. Tests should drive it over HTTP. */
   readonly plane: ControlPlane;
   readonly clockMode: ClockMode;
@@ -49,11 +52,58 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
+function allKeys(options: SimulatorOptions): string[] {
+  return [
+    ...(options.organizations ?? []).flatMap((o) => o.apiKeys ?? []),
+    ...(options.apiKeys ?? []).map((k) => k.key),
+  ];
+}
+
+/** Refuses options naming ids the API could not show, or keys for unknown organisations. */
+function checkAccountOptions(options: SimulatorOptions): void {
+  const orgIds = new Set<string>();
+  const checkId = (what: string, id: string): void => {
+    if (!RESOURCE_ID_PATTERN.test(id))
+      throw new RangeError(`${what} ${id} must match ^[a-z0-9-]{1,60}$`);
+  };
+  for (const org of options.organizations ?? []) {
+    if (org.id !== undefined) {
+      checkId("organization id", org.id);
+      orgIds.add(org.id);
+    }
+    for (const user of org.members ?? []) checkId("user id", user);
+  }
+  for (const spec of options.apiKeys ?? []) {
+    if ("user" in spec) checkId("user id", spec.user);
+    else if (!orgIds.has(spec.org)) {
+      throw new RangeError(
+        `apiKeys: organization ${spec.org} is not among the organizations (give it an id)`,
+      );
+    }
+  }
+}
+
+/** Registers the main key (the default user's), the organisations and the further keys. */
+function addAccounts(plane: ControlPlane, options: SimulatorOptions): Organization[] {
+  plane.accounts.addKey(options.apiKey, { kind: "user", userId: DEFAULT_USER_ID });
+  const organizations = (options.organizations ?? []).map((spec) => {
+    const org = plane.createOrganization(spec);
+    for (const key of spec.apiKeys ?? [])
+      plane.accounts.addKey(key, { kind: "org", orgId: org.id });
+    return org;
+  });
+  for (const spec of options.apiKeys ?? []) plane.accounts.addKey(spec.key, keyOwnerOf(spec));
+  return organizations;
+}
+
 /** Seeded streams, by purpose: fixed numbers so the same seed gives the same run. */
 const STREAM = { plane: 1, traffic: 2, faults: 3, requestIds: 4 } as const;
 
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
-  if (options.apiKey.trim() === "") throw new RangeError("apiKey must not be empty");
+  for (const key of [options.apiKey, ...allKeys(options)]) {
+    if (key.trim() === "") throw new RangeError("API keys must not be empty");
+  }
+  checkAccountOptions(options);
   if (!((options.availabilityCheckSeconds ?? 0) >= 0)) {
     throw new RangeError("availabilityCheckSeconds must be 0 (off) or a positive number");
   }
@@ -82,14 +132,24 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     scheduler,
     random: streams.plane,
     availabilityCheckSeconds:
-      options.availabilityCheckSeconds ??
-      (traffic === undefined ? 0 : TRAFFIC_AVAILABILITY_CHECK_SECONDS),
+      options.availabilityCheckSeconds ?? DEFAULT_AVAILABILITY_CHECK_SECONDS,
     misdate: () => faults.misdateOffsetUs(),
   });
+  const organizations = addAccounts(plane, options);
+  const orgProjects = organizations.flatMap((org, i) =>
+    Array.from({ length: options.organizations?.[i]?.projects ?? 0 }, () =>
+      plane.createProject({
+        plan: "paid",
+        branches: 1,
+        generated: traffic !== undefined,
+        ownership: { ownerId: org.id, orgId: org.id },
+      }),
+    ),
+  );
   if (traffic !== undefined) {
     const trafficRandom =
       traffic.seed === undefined ? streams.traffic : new SeededRandom(traffic.seed);
-    new TrafficGenerator(plane, traffic, trafficRandom).start();
+    new TrafficGenerator(plane, traffic, trafficRandom).start(orgProjects);
   }
 
   const stats = new RequestStats();
@@ -97,7 +157,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const requestIds = new IdFactory(streams.requestIds);
   const rateLimit = options.rateLimit ?? REAL_API_RATE_LIMIT;
   const server = createSimulatorServer({
-    apiKey: options.apiKey,
+    ownerOf: (key) => plane.accounts.ownerOf(key),
     api: apiRouter(plane),
     sim: simRouter({ plane, clock, settle, faults, stats }),
     settle,
@@ -127,6 +187,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     port,
     seed,
     apiKey: options.apiKey,
+    organizations,
     plane,
     clockMode: clock.mode,
     now: () => microsToDate(scheduler.nowUs),

@@ -10,6 +10,8 @@ import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { createApiClient, EndpointPoolerMode, EndpointType } from "@neondatabase/api-client";
+import { DEFAULT_USER_ID } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 
 /** What the seed says differently from the real API; accepted on top of the real schema. */
@@ -21,6 +23,31 @@ const SEED_DIFFERENCES = {
 } as const;
 
 const DOC_ID = "https://pgcp-exporter.test/openapi.json";
+
+/** The parts (`allOf`) of the real API's composed responses. */
+const CREATED_PROJECT = [
+  "ProjectResponse",
+  "ConnectionURIsResponse",
+  "RolesResponse",
+  "DatabasesResponse",
+  "OperationsResponse",
+  "BranchResponse",
+  "EndpointsResponse",
+];
+const CREATED_BRANCH = [
+  "BranchResponse",
+  "EndpointsResponse",
+  "OperationsResponse",
+  "RolesResponse",
+  "DatabasesResponse",
+  "ConnectionURIsOptionalResponse",
+];
+const PROJECTS_PAGE = [
+  "ProjectsResponse",
+  "PaginationResponse",
+  "ProjectsApplicationsMapResponse",
+  "ProjectsIntegrationsMapResponse",
+];
 
 type Schema = Record<string, unknown>;
 let ajv: Ajv;
@@ -204,5 +231,124 @@ describe("simulator responses against the real API's OpenAPI document", () => {
     const missing = await t.api("GET", "/projects/no-such-project/operations?limit=1");
     expect(missing.status).toBe(404);
     expectValid("GeneralError", missing.body);
+  });
+});
+
+/**
+ * The pooler fields, deprecated in the real API (sunset 2026-06-20) but still accepted; the
+ * simulator stores them as the rest.
+ */
+const POOLER_FIELDS = {
+  pooler_enabled: true,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- still accepted, still stored
+  pooler_mode: EndpointPoolerMode.Transaction,
+};
+
+/** A body that must satisfy every part of an `allOf` response: each named schema. */
+function expectValidAll(names: readonly string[], value: unknown): void {
+  for (const name of names) expectValid(name, value);
+}
+
+describe("the official SDK as a client of the simulator", () => {
+  it("lists, creates, reads and deletes projects, branches, endpoints and operations", async () => {
+    const org = await t.sim.createOrganization({ name: "SDK", members: [DEFAULT_USER_ID] });
+    const api = createApiClient({ apiKey: t.apiKey, baseURL: t.apiUrl });
+
+    const created = (await api.createProject({ project: { name: "sdk-project" } })).data;
+    expectValidAll(CREATED_PROJECT, created);
+    const projectId = created.project.id;
+    const inOrg = (await api.createProject({ project: { org_id: org.id } })).data;
+    expectValidAll(CREATED_PROJECT, inOrg);
+    expect(inOrg.project.org_id).toBe(org.id);
+
+    // Personal projects, one per page, by cursor; then the organisation's.
+    const personal: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = (
+        await api.listProjects({ limit: 1, ...(cursor === undefined ? {} : { cursor }) })
+      ).data;
+      expectValidAll(PROJECTS_PAGE, page);
+      personal.push(...page.projects.map((p) => p.id));
+      if (page.projects.length < 1) break;
+      cursor = page.pagination?.cursor;
+    }
+    expect(personal).toContain(projectId);
+    expect(personal).not.toContain(inOrg.project.id);
+    const orgPage = (await api.listProjects({ org_id: org.id })).data;
+    expectValidAll(PROJECTS_PAGE, orgPage);
+    expect(orgPage.projects.map((p) => [p.id, p.org_id])).toEqual([[inOrg.project.id, org.id]]);
+
+    expectValid("ProjectResponse", (await api.getProject(projectId)).data);
+    await t.sim.advance(5);
+
+    const branch = (
+      await api.createProjectBranch(projectId, {
+        branch: { name: "ci-branch" },
+        endpoints: [{ type: EndpointType.ReadWrite, autoscaling_limit_max_cu: 1 }],
+      })
+    ).data;
+    expectValidAll(CREATED_BRANCH, branch);
+    const bare = (await api.createProjectBranch(projectId)).data;
+    expectValidAll(CREATED_BRANCH, bare);
+    const branches = (await api.listProjectBranches({ projectId })).data;
+    expectValidAll(["BranchesResponse", "AnnotationsMapResponse"], branches);
+    expect(branches.branches).toHaveLength(3);
+    expectValid("BranchResponse", (await api.getProjectBranch(projectId, branch.branch.id)).data);
+    await t.sim.advance(5);
+    const onBranch = (await api.listProjectBranchEndpoints(projectId, branch.branch.id)).data;
+    expectValid("EndpointsResponse", onBranch);
+    expect(onBranch.endpoints.map((e) => e.current_state)).toEqual(["active"]);
+
+    const endpoint = (
+      await api.createProjectEndpoint(projectId, {
+        endpoint: {
+          branch_id: bare.branch.id,
+          type: EndpointType.ReadWrite,
+          name: "sdk-endpoint",
+          ...POOLER_FIELDS,
+          settings: { pg_settings: { work_mem: "8MB" } },
+          suspend_timeout_seconds: 600,
+          provisioner: "k8s-neonvm",
+        },
+      })
+    ).data;
+    expectValid("EndpointOperations", endpoint);
+    expect(endpoint.endpoint).toMatchObject({ name: "sdk-endpoint", pooler_enabled: true });
+    await t.sim.advance(5);
+    const updated = (
+      await api.updateProjectEndpoint(projectId, endpoint.endpoint.id, {
+        endpoint: {
+          name: "renamed",
+          settings: { pg_settings: { work_mem: "16MB" } },
+          disabled: false,
+        },
+      })
+    ).data;
+    expectValid("EndpointOperations", updated);
+    expect(updated.endpoint.settings.pg_settings).toEqual({ work_mem: "16MB" });
+
+    const operations = (await api.listProjectOperations({ projectId, limit: 3 })).data;
+    expectValidAll(["OperationsResponse", "PaginationResponse"], operations);
+    const next = (
+      await api.listProjectOperations({
+        projectId,
+        limit: 3,
+        cursor: operations.pagination?.cursor ?? "",
+      })
+    ).data;
+    expectValidAll(["OperationsResponse", "PaginationResponse"], next);
+    expect(next.operations.map((o) => o.id)).not.toContain(operations.operations[0]?.id);
+    const one = (await api.getProjectOperation(projectId, operations.operations[0]?.id ?? "")).data;
+    expectValid("OperationResponse", one);
+
+    await t.sim.advance(5);
+    const deletedBranch = (await api.deleteProjectBranch({ projectId, branchId: branch.branch.id }))
+      .data;
+    expectValid("BranchOperations", deletedBranch);
+    const deleted = (await api.deleteProject(projectId)).data;
+    expectValid("ProjectResponse", deleted);
+    const after = (await api.listProjects({ limit: 400 })).data;
+    expect(after.projects.map((p) => p.id)).not.toContain(projectId);
   });
 });

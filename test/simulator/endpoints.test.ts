@@ -1,8 +1,13 @@
 /** The endpoint calls and their rules (seed 2.4, 2.5, 3.2, 4.3-4.6, 8). */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { errorBodySchema } from "../../src/contract/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
-import { endpointCall, getEndpoint, listEndpoints, readyProject } from "./fixtures.js";
+import {
+  endpointCall,
+  expectApiError,
+  getEndpoint,
+  listEndpoints,
+  readyProject,
+} from "./fixtures.js";
 import { runsThen } from "../support/operation-steps.js";
 
 let t: TestSimulator;
@@ -19,17 +24,13 @@ const endpointsPath = (projectId: string): string => `/projects/${projectId}/end
 const endpointPath = (projectId: string, endpointId: string): string =>
   `/projects/${projectId}/endpoints/${endpointId}`;
 
-async function expectError(
+const expectError = (
   method: string,
   path: string,
   status: number,
   code: string,
   body?: unknown,
-): Promise<void> {
-  const result = await t.api(method, path, body === undefined ? {} : { body });
-  expect(result.status, `${method} ${path} ${JSON.stringify(body)}: ${result.text}`).toBe(status);
-  expect(errorBodySchema.parse(result.body).code).toBe(code);
-}
+): Promise<string> => expectApiError(t, method, path, status, code, body);
 
 describe("create", () => {
   test("201 with the endpoint in init, pending active, and a running start_compute", async () => {
@@ -387,5 +388,105 @@ describe("start, suspend, restart", () => {
     await t.sim.advance(1);
     const fromIdle = await endpointCall(t, "POST", `${path}/restart`, 200);
     expect(fromIdle.operations.map((o) => o.action)).toEqual(["start_compute"]);
+  });
+});
+
+const SETTINGS = {
+  name: "reporting",
+  pooler_enabled: true,
+  pooler_mode: "transaction",
+  settings: { pg_settings: { work_mem: "64MB", statement_timeout: "30s" } },
+  provisioner: "k8s-pod",
+  passwordless_access: false,
+} as const;
+
+describe("stored fields beyond sizes and auto-suspend", () => {
+  test("create stores every field and answers it; get answers the same", async () => {
+    const p = await readyProject(t, "paid", 2);
+    const created = await endpointCall(t, "POST", endpointsPath(p.projectId), 201, {
+      endpoint: {
+        branch_id: p.branchIds[1],
+        type: "read_write",
+        region_id: "aws-us-east-2",
+        ...SETTINGS,
+      },
+    });
+    expect(created.endpoint).toMatchObject({ ...SETTINGS, disabled: false });
+    expect(await getEndpoint(t, p.projectId, created.endpoint.id)).toMatchObject(SETTINGS);
+  });
+
+  test("update: settings on a running compute apply_config alone; a name alone changes nothing else", async () => {
+    const p = await readyProject(t);
+    const path = `${endpointsPath(p.projectId)}/${p.endpoint.id}`;
+    const renamed = await endpointCall(t, "PATCH", path, 200, { endpoint: { name: "primary" } });
+    expect(renamed.operations).toEqual([]);
+    expect(renamed.endpoint).toMatchObject({ name: "primary", current_state: "active" });
+    const tuned = await endpointCall(t, "PATCH", path, 200, {
+      endpoint: { settings: { pg_settings: { work_mem: "16MB" } }, pooler_enabled: true },
+    });
+    expect(tuned.operations.map((o) => o.action)).toEqual(["apply_config"]);
+    expect(tuned.endpoint).toMatchObject({
+      name: "primary",
+      pooler_enabled: true,
+      settings: { pg_settings: { work_mem: "16MB" } },
+    });
+    await t.sim.advance(1);
+    const again = await endpointCall(t, "PATCH", path, 200, {
+      endpoint: { settings: { pg_settings: { work_mem: "16MB" } }, pooler_enabled: true },
+    });
+    expect(again.operations).toEqual([]);
+  });
+
+  test("fields the API does not take answer 400 naming them", async () => {
+    const p = await readyProject(t, "paid", 2);
+    const base = endpointsPath(p.projectId);
+    const create = { branch_id: p.branchIds[1], type: "read_write" };
+    for (const [method, path, body, field] of [
+      ["POST", base, { endpoint: { ...create, colour: "blue" } }, "colour"],
+      ["POST", base, { endpoint: create, extra: true }, "extra"],
+      ["POST", base, { endpoint: { ...create, settings: { pgbouncer: {} } } }, "pgbouncer"],
+      ["POST", base, { endpoint: { ...create, pooler_mode: "session" } }, "pooler_mode"],
+      ["POST", base, { endpoint: { ...create, provisioner: "bare-metal" } }, "provisioner"],
+      ["POST", base, { endpoint: { ...create, name: "" } }, "name"],
+      ["POST", base, { endpoint: { ...create, region_id: "aws-eu-central-1" } }, "region_id"],
+      ["PATCH", `${base}/${p.endpoint.id}`, { endpoint: { type: "read_only" } }, "type"],
+      ["PATCH", `${base}/${p.endpoint.id}`, { endpoint: { disabled: "yes" } }, "disabled"],
+    ] as const) {
+      expect(await expectError(method, path, 400, "bad_request", body)).toContain(field);
+    }
+  });
+});
+
+describe("disabled endpoints", () => {
+  test("disabling a running compute suspends it; a disabled one is not started", async () => {
+    const p = await readyProject(t);
+    const path = `${endpointsPath(p.projectId)}/${p.endpoint.id}`;
+    const disabled = await endpointCall(t, "PATCH", path, 200, { endpoint: { disabled: true } });
+    expect(disabled.operations.map((o) => o.action)).toEqual(["apply_config", "suspend_compute"]);
+    await t.sim.advance(3);
+    expect(await getEndpoint(t, p.projectId, p.endpoint.id)).toMatchObject({
+      disabled: true,
+      current_state: "idle",
+    });
+    for (const action of ["start", "restart"]) {
+      expect(await expectError("POST", `${path}/${action}`, 409, "conflict")).toContain("disabled");
+    }
+    const connect = await t.request("POST", `/_sim/endpoints/${p.endpoint.id}/connect`);
+    expect(connect.status).toBe(409);
+    const enabled = await endpointCall(t, "PATCH", path, 200, { endpoint: { disabled: false } });
+    expect(enabled.endpoint.disabled).toBe(false);
+    await t.sim.advance(3);
+    const started = await endpointCall(t, "POST", `${path}/start`, 200);
+    expect(started.operations.map((o) => o.action)).toEqual(["start_compute"]);
+  });
+
+  test("an endpoint created disabled starts idle with no operation", async () => {
+    const p = await readyProject(t, "paid", 2);
+    const created = await endpointCall(t, "POST", endpointsPath(p.projectId), 201, {
+      endpoint: { branch_id: p.branchIds[1], type: "read_write", disabled: true },
+    });
+    expect(created.operations).toEqual([]);
+    expect(created.endpoint).toMatchObject({ disabled: true, current_state: "idle" });
+    expect(created.endpoint.pending_state).toBeUndefined();
   });
 });

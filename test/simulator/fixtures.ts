@@ -1,6 +1,7 @@
 /** Shared steps of the simulator's tests (not a test file itself). */
 import { expect } from "vitest";
 import {
+  errorBodySchema,
   endpointOperationsResponseSchema,
   endpointsResponseSchema,
   operationResponseSchema,
@@ -23,6 +24,29 @@ export interface ReadyProject {
 export function expectStatus<T>(result: HttpResult<T>, status: number): T {
   expect(result.status, result.text).toBe(status);
   return result.body;
+}
+
+/**
+ * Asserts that a call is refused with `status` and the error body's `code`; returns the error
+ * message. `apiKey` picks another key than the simulator's.
+ */
+export async function expectApiError(
+  t: TestSimulator,
+  method: string,
+  path: string,
+  status: number,
+  code: string,
+  body?: unknown,
+  apiKey?: string,
+): Promise<string> {
+  const result = await t.api(method, path, {
+    ...(body === undefined ? {} : { body }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
+  expect(result.status, `${method} ${path} ${JSON.stringify(body)}: ${result.text}`).toBe(status);
+  const error = errorBodySchema.parse(result.body);
+  expect(error.code).toBe(code);
+  return error.message;
 }
 
 /** A project whose primary endpoint has started (5 simulated seconds after creation). */

@@ -84,7 +84,7 @@ describe("errors and request ids", () => {
     expect((await t.request("GET", "/_sim/nothing")).status).toBe(404);
     const wrong = await t.api("PUT", "/projects");
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get("allow")).toBe("GET");
+    expect(wrong.headers.get("allow")).toBe("GET, POST");
     expect(errorBodySchema.parse(wrong.body).code).toBe("method_not_allowed");
   });
 

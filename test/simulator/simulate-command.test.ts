@@ -46,6 +46,22 @@ describe("flags", () => {
     expect(parseSimulateArgs(["--traffic"], {})).toMatchObject({ traffic: {} });
   });
 
+  test("organisations and availability checks", () => {
+    expect(parseSimulateArgs(["--organizations", "2", "--org-projects", "3"], {})).toMatchObject({
+      organizations: [
+        { name: "Organization 1", members: ["sim-owner"], apiKeys: ["sim-org-key-1"], projects: 3 },
+        { name: "Organization 2", members: ["sim-owner"], apiKeys: ["sim-org-key-2"], projects: 3 },
+      ],
+    });
+    expect(parseSimulateArgs(["--organizations", "1"], {})).toMatchObject({
+      organizations: [{ projects: 2 }],
+    });
+    expect(parseSimulateArgs(["--no-availability-checks"], {})).toMatchObject({
+      availabilityCheckSeconds: 0,
+    });
+    expect(parseSimulateArgs([], {})).not.toHaveProperty("availabilityCheckSeconds");
+  });
+
   test("the key comes from PGCP_SIM_API_KEY unless given as a flag", () => {
     expect(parseSimulateArgs([], { PGCP_SIM_API_KEY: "from-env" })).toMatchObject({
       apiKey: "from-env",
@@ -65,6 +81,9 @@ describe("flags", () => {
       ["--bogus"],
       ["positional"],
       ["--api-key", " "],
+      ["--organizations", "0"],
+      ["--org-projects", "2"],
+      ["--no-availability-checks", "--availability-checks", "60"],
     ]) {
       expect(await simulateCommand.run(argv), argv.join(" ")).toBe(2);
     }
@@ -72,6 +91,8 @@ describe("flags", () => {
     expect(written).toContain('--port must be an integer from 0 to 65535, got "70000"');
     expect(written).toContain('--clock must be real or manual, got "fast"');
     expect(written).toContain("usage: pgcp-exporter simulate");
+    expect(written).toContain("--org-projects needs --organizations");
+    expect(written).toContain("--no-availability-checks contradicts --availability-checks");
   });
 
   test("--help prints the usage and exits 0", async () => {
@@ -99,4 +120,29 @@ test("runs until SIGTERM, then stops its server", async () => {
   });
   expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("SIGTERM received");
   expect(process.listenerCount("SIGTERM")).toBe(0);
+});
+
+test("--organizations prints each organisation's id and key, which see its projects", async () => {
+  const stdout = vi.spyOn(process.stdout, "write").mockReturnValue(true);
+  vi.spyOn(process.stderr, "write").mockReturnValue(true);
+  const argv = ["--port", "0", "--clock", "manual", "--seed", "3", "--organizations", "2"];
+  expect(await simulateCommand.run(argv)).toBe(undefined);
+  const printed = stdout.mock.calls.map((c) => String(c[0])).join("");
+  const apiUrl = /simulator listening: (\S+)/.exec(printed)?.[1] ?? "";
+  const orgs = [...printed.matchAll(/organization (org-[a-z0-9-]+): api key (\S+)/g)];
+  expect(orgs.map((m) => m[2])).toEqual(["sim-org-key-1", "sim-org-key-2"]);
+  try {
+    for (const [, orgId, key] of orgs) {
+      const listed = await fetch(`${apiUrl}/projects`, {
+        headers: { Authorization: `Bearer ${key ?? ""}` },
+      });
+      const body = (await listed.json()) as { projects: { org_id: string }[] };
+      expect(body.projects.map((p) => p.org_id)).toEqual([orgId, orgId]);
+    }
+  } finally {
+    process.emit("SIGTERM");
+    await vi.waitFor(() => {
+      expect(process.listenerCount("SIGTERM")).toBe(0);
+    });
+  }
 });

@@ -1,6 +1,8 @@
 /**
  * Starts a simulator for a test: manual clock, random port on 127.0.0.1, a fixed seed and key,
- * no rate limit (pass `rateLimit` to test it), and a small typed driver for the `/_sim` calls.
+ * no rate limit (pass `rateLimit` to test it), no availability checker unless traffic is
+ * generated (deterministic operation counts; pass `availabilityCheckSeconds` to have it; the
+ * product default is on, every 600 s), and a small typed driver for the `/_sim` calls.
  * Shared by the simulator's own tests and the API client's contract tests.
  */
 import type { Operation } from "../../src/contract/index.js";
@@ -11,8 +13,14 @@ import {
   type SimBulkRequest,
   type SimBulkResponse,
   type SimClockResponse,
+  type SimApiKeyResponse,
   type SimConnectResponse,
+  type SimCreateApiKeyRequest,
+  type SimCreateOrganizationRequest,
   type SimCreateProjectRequest,
+  type SimOrganization,
+  type SimOrganizationResponse,
+  type SimOrganizationsResponse,
   type SimFaultRequest,
   type SimOperationResponse,
   type SimProjectResponse,
@@ -53,7 +61,13 @@ export class SimCallError extends Error {
 }
 
 export interface SimDriver {
+  /** A project (default: paid, one branch) of the default user, another `user`, or `org_id`. */
   createProject(request?: Partial<SimCreateProjectRequest>): Promise<SimProjectResponse>;
+  createOrganization(request: SimCreateOrganizationRequest): Promise<SimOrganization>;
+  listOrganizations(): Promise<readonly SimOrganization[]>;
+  addMember(orgId: string, user: string): Promise<SimOrganization>;
+  /** A personal key of `user`, or a key of the organisation `org`. */
+  createApiKey(request: SimCreateApiKeyRequest): Promise<SimApiKeyResponse["api_key"]>;
   /** Moves the manual clock; returns the new simulated time (ISO). */
   advance(seconds: number): Promise<string>;
   clock(): Promise<SimClockResponse>;
@@ -125,6 +139,9 @@ export async function startTestSimulator(
     rateLimit: false,
     port: 0,
     host: "127.0.0.1",
+    ...(options.traffic === undefined || options.traffic === false
+      ? { availabilityCheckSeconds: 0 }
+      : {}),
     ...options,
   });
   const key = simulator.apiKey;
@@ -139,6 +156,19 @@ export async function startTestSimulator(
   };
   const sim: SimDriver = {
     createProject: (r) => simCall("POST", "/projects", { plan: "paid", branches: 1, ...r }),
+    createOrganization: async (r) =>
+      (await simCall<SimOrganizationResponse>("POST", "/organizations", r)).organization,
+    listOrganizations: async () =>
+      (await simCall<SimOrganizationsResponse>("GET", "/organizations")).organizations,
+    addMember: async (orgId, user) =>
+      (
+        await simCall<SimOrganizationResponse>(
+          "POST",
+          `/organizations/${encodeURIComponent(orgId)}/members`,
+          { user },
+        )
+      ).organization,
+    createApiKey: async (r) => (await simCall<SimApiKeyResponse>("POST", "/api-keys", r)).api_key,
     advance: async (seconds) =>
       (await simCall<{ now: string }>("POST", "/clock/advance", { seconds })).now,
     clock: () => simCall("GET", "/clock"),

@@ -1,10 +1,15 @@
 import {
+  createBranchRequestSchema,
   createEndpointRequestSchema,
+  createProjectRequestSchema,
   OPERATIONS_LIMIT,
   PROJECTS_LIMIT,
+  RESOURCE_ID_PATTERN,
   updateEndpointRequestSchema,
 } from "../../contract/index.js";
-import { badRequest } from "../errors.js";
+import { badRequest, notFound } from "../errors.js";
+import { accountOf } from "../model/accounts.js";
+import { BRANCH_ALREADY_DELETED } from "../model/branch-service.js";
 import type { ControlPlane } from "../model/control-plane.js";
 import { ALREADY_DELETED } from "../model/endpoint-service.js";
 import { parseIsoMicros } from "../time.js";
@@ -17,6 +22,14 @@ import { integerQuery, param, type Handler, type RequestContext } from "./reques
  */
 export const API_ROUTE_NAMES = [
   "listProjects",
+  "createProject",
+  "getProject",
+  "deleteProject",
+  "listBranches",
+  "createBranch",
+  "getBranch",
+  "deleteBranch",
+  "listBranchEndpoints",
   "listOperations",
   "getOperation",
   "listEndpoints",
@@ -33,6 +46,14 @@ export const UNKNOWN_ROUTE = "unknown";
 
 /** The seed does not give the operations list's default page size; the projects list's is 10. */
 const DEFAULT_OPERATIONS_LIMIT = 10;
+
+/** The `org_id` query parameter, checked against the real API's pattern. */
+function orgIdQuery(request: RequestContext): string | undefined {
+  const raw = request.query.get("org_id");
+  if (raw === null) return undefined;
+  if (!RESOURCE_ID_PATTERN.test(raw)) throw badRequest("org_id must match ^[a-z0-9-]{1,60}$");
+  return raw;
+}
 
 function operationsCursor(request: RequestContext): number | undefined {
   const raw = request.query.get("cursor");
@@ -110,25 +131,67 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
   const router = new Router<Handler>();
   const cursors = new CursorMemory();
   const route = (method: string, path: string, name: ApiRouteName, handler: Handler): void => {
-    router.add(method, path, name, handler);
+    // A project the key cannot see answers exactly as an unknown one.
+    const scoped: Handler = path.includes(":project_id")
+      ? (r) => {
+          const projectId = param(r, "project_id");
+          if (!plane.projects.visible(r.caller, projectId)) {
+            throw notFound(`project ${projectId} not found`);
+          }
+          return handler(r);
+        }
+      : handler;
+    router.add(method, path, name, scoped);
   };
+  const branchIds = (r: RequestContext): [string, string] => [
+    param(r, "project_id"),
+    param(r, "branch_id"),
+  ];
 
   route("GET", "/projects", "listProjects", (r) => {
     const cursor = r.query.get("cursor") ?? undefined;
     const limit = integerQuery(r, "limit", PROJECTS_LIMIT);
-    const page = plane.listProjects(cursor, limit);
-    const position = (id: string): number => plane.world.projectPositionOf(id) ?? -1;
+    const orgId = orgIdQuery(r);
+    const page = plane.projects.list(r.caller, orgId, cursor, limit);
+    const position = (id: string): number => plane.world.accountPositionOf(id) ?? -1;
     const fault = paginationFault(
       {
         answerFault: r.answerFault,
         cursor,
-        previous: cursors.swap("listProjects", cursor),
+        previous: cursors.swap(`listProjects ${accountOf(r.caller)} ${orgId ?? ""}`, cursor),
         full: page.projects.length === limit,
         isBelow: (a, b) => position(a) > position(b),
       },
       page.pagination,
     );
     return ok(alterPagination(page, fault));
+  });
+  route("POST", "/projects", "createProject", (r) => ({
+    status: 201,
+    body: plane.projects.create(r.caller, r.json(createProjectRequestSchema), orgIdQuery(r)),
+  }));
+  route("GET", "/projects/:project_id", "getProject", (r) =>
+    ok(plane.projects.get(param(r, "project_id"))),
+  );
+  route("DELETE", "/projects/:project_id", "deleteProject", (r) =>
+    ok(plane.projects.delete(param(r, "project_id"))),
+  );
+  route("GET", "/projects/:project_id/branches", "listBranches", (r) =>
+    ok(plane.branches.list(param(r, "project_id"))),
+  );
+  route("GET", "/projects/:project_id/branches/:branch_id", "getBranch", (r) =>
+    ok(plane.branches.get(...branchIds(r))),
+  );
+  route("GET", "/projects/:project_id/branches/:branch_id/endpoints", "listBranchEndpoints", (r) =>
+    ok(plane.branches.endpoints(...branchIds(r))),
+  );
+  route("POST", "/projects/:project_id/branches", "createBranch", (r) => ({
+    status: 201,
+    body: plane.branches.create(param(r, "project_id"), r.json(createBranchRequestSchema)),
+  }));
+  route("DELETE", "/projects/:project_id/branches/:branch_id", "deleteBranch", (r) => {
+    const result = plane.branches.delete(...branchIds(r));
+    return result === BRANCH_ALREADY_DELETED ? { status: 204 } : ok(result);
   });
   route("GET", "/projects/:project_id/operations", "listOperations", (r) => {
     const projectId = param(r, "project_id");

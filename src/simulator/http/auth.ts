@@ -1,16 +1,18 @@
-import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.js";
+import type { KeyOwner } from "../model/accounts.js";
 
 /**
- * Checks `Authorization: Bearer <key>` (the scheme is case-insensitive) and throws a 401
- * otherwise. The comparison takes the same time wherever the keys differ.
+ * Checks `Authorization: Bearer <key>` (the scheme is case-insensitive) against the known keys
+ * and answers the key's owner, or throws a 401. Keys are looked up by digest (see Accounts),
+ * so the time taken does not depend on where a wrong key differs from a right one.
  */
-export function authenticate(header: string | undefined, apiKey: string): void {
+export function authenticate(
+  header: string | undefined,
+  ownerOf: (key: string) => KeyOwner | undefined,
+): KeyOwner {
   const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? "");
-  const presented = Buffer.from(match?.[1] ?? "", "utf8");
-  const expected = Buffer.from(apiKey, "utf8");
-  const ok = presented.length === expected.length && timingSafeEqual(presented, expected);
-  if (ok) return;
+  const owner = match?.[1] === undefined ? undefined : ownerOf(match[1]);
+  if (owner !== undefined) return owner;
   throw new ApiError(
     401,
     "unauthorized",

@@ -42,34 +42,48 @@ export type RateDecision =
   { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 /**
- * The API's rate limit: one bucket for the account (the simulator has one API key) holding a
- * minute's allowance, and one per route holding a second's burst. A request needs a token
- * from both; a refused one takes none. It runs on the wall clock, not the simulated one: it
- * limits how fast clients really call, and a client honouring `Retry-After` must find the
- * bucket refilled after really waiting, whatever the simulated clock does.
+ * The API's rate limit, per account (the owner of the key: a user or an organisation): one
+ * bucket holding a minute's allowance, and one per route holding a second's burst. A request
+ * needs a token from both of its account's; a refused one takes none. It runs on the wall
+ * clock, not the simulated one: it limits how fast clients really call, and a client honouring
+ * `Retry-After` must find the bucket refilled after really waiting, whatever the simulated
+ * clock does.
  */
 export class RateLimiter {
-  private readonly account: TokenBucket;
+  private readonly accounts = new Map<string, TokenBucket>();
   private readonly routes = new Map<string, TokenBucket>();
 
   constructor(
     private readonly options: RateLimitOptions,
     private readonly nowMs: () => number = () => performance.now(),
-  ) {
-    this.account = new TokenBucket(options.perMinute, options.perMinute / 60, nowMs());
-  }
+  ) {}
 
-  check(route: string): RateDecision {
+  /** Takes a token for a request of `account` (default: a single account) on `route`. */
+  check(route: string, account = ""): RateDecision {
     const now = this.nowMs();
-    let bucket = this.routes.get(route);
-    if (bucket === undefined) {
-      bucket = new TokenBucket(this.options.burstPerSecond, this.options.burstPerSecond, now);
-      this.routes.set(route, bucket);
-    }
-    const wait = Math.max(this.account.waitSeconds(now), bucket.waitSeconds(now));
+    const minute = bucketOf(this.accounts, account, () => {
+      return new TokenBucket(this.options.perMinute, this.options.perMinute / 60, now);
+    });
+    const burst = bucketOf(this.routes, `${account} ${route}`, () => {
+      return new TokenBucket(this.options.burstPerSecond, this.options.burstPerSecond, now);
+    });
+    const wait = Math.max(minute.waitSeconds(now), burst.waitSeconds(now));
     if (wait > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(wait)) };
-    this.account.take(now);
-    bucket.take(now);
+    minute.take(now);
+    burst.take(now);
     return { allowed: true };
   }
+}
+
+function bucketOf(
+  buckets: Map<string, TokenBucket>,
+  key: string,
+  create: () => TokenBucket,
+): TokenBucket {
+  let bucket = buckets.get(key);
+  if (bucket === undefined) {
+    bucket = create();
+    buckets.set(key, bucket);
+  }
+  return bucket;
 }

@@ -1,11 +1,14 @@
 import type { z } from "zod";
 import { badRequest } from "../errors.js";
+import type { KeyOwner } from "../model/accounts.js";
 import type { AnswerFaultKind } from "./faults.js";
 
 /** What a route handler sees of a request. */
 export interface RequestContext {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
+  /** The owner of the key the request was made with. */
+  readonly caller: KeyOwner;
   /** Parses the body as JSON and validates it, or throws a 400 saying what is wrong. */
   json<T>(schema: z.ZodType<T>): T;
   /** A fault that changes what the answer says (API routes only; see faults.ts). */
@@ -25,11 +28,13 @@ export function requestContext(
   params: Readonly<Record<string, string>>,
   query: URLSearchParams,
   rawBody: string,
+  caller: KeyOwner,
   answerFault?: AnswerFaultKind,
 ): RequestContext {
   return {
     params,
     query,
+    caller,
     answerFault,
     json: (schema) => {
       let value: unknown;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import { API_BASE_PATH } from "../../contract/index.js";
 import { ApiError } from "../errors.js";
+import { accountOf, type KeyOwner } from "../model/accounts.js";
 import { UNKNOWN_ROUTE } from "./api-routes.js";
 import { authenticate } from "./auth.js";
 import { readBody } from "./body.js";
@@ -25,7 +26,8 @@ import { DROPPED, type RequestStats } from "./stats.js";
 export const SIM_BASE_PATH = "/_sim";
 
 export interface ServerParts {
-  readonly apiKey: string;
+  /** The owner of a presented API key, or undefined for an unknown key. */
+  ownerOf(key: string): KeyOwner | undefined;
   readonly api: Router<Handler>;
   readonly sim: Router<Handler>;
   /** Applies every simulated event due now; called before any request is served. */
@@ -81,13 +83,19 @@ async function handle(
   try {
     const rawBody = await readBody(req, isSim ? MAX_SIM_BODY_BYTES : MAX_API_BODY_BYTES);
     parts.settle();
-    authenticate(req.headers.authorization, parts.apiKey);
+    const caller = authenticate(req.headers.authorization, (key) => parts.ownerOf(key));
     if (routeName !== undefined) {
       const facts = {
         hasCursor: url.searchParams.has("cursor"),
         projectId: /^\/projects\/([^/]+)/.exec(path.slice(API_BASE_PATH.length))?.[1],
       };
-      const decided = await applyLimitsAndFaults(parts, routeName, method, facts);
+      const decided = await applyLimitsAndFaults(
+        parts,
+        accountOf(caller),
+        routeName,
+        method,
+        facts,
+      );
       if (decided === "drop") {
         parts.stats.record(routeName, DROPPED);
         req.socket.destroy();
@@ -95,9 +103,9 @@ async function handle(
       }
       delivery = decided.delivery;
       const apiPath = path.slice(API_BASE_PATH.length);
-      reply = dispatch(parts.api, method, apiPath, url, rawBody, decided.answerFault);
+      reply = dispatch(parts.api, method, apiPath, url, rawBody, caller, decided.answerFault);
     } else if (isSim) {
-      reply = dispatch(parts.sim, method, path.slice(SIM_BASE_PATH.length), url, rawBody);
+      reply = dispatch(parts.sim, method, path.slice(SIM_BASE_PATH.length), url, rawBody, caller);
     } else {
       throw new ApiError(404, "not_found", `no route for ${method} ${path}`);
     }
@@ -119,11 +127,12 @@ type Decision =
 /** Rate limit first (a refused request meets no fault), then the configured faults. */
 async function applyLimitsAndFaults(
   parts: ServerParts,
+  account: string,
   route: string,
   method: string,
   facts: RequestFacts,
 ): Promise<Decision> {
-  const limit = parts.rateLimiter?.check(route);
+  const limit = parts.rateLimiter?.check(route, account);
   if (limit !== undefined && !limit.allowed) {
     const seconds = String(limit.retryAfterSeconds);
     throw new ApiError(429, "rate_limited", "too many requests", { "Retry-After": seconds });
@@ -183,12 +192,15 @@ function dispatch(
   path: string,
   url: URL,
   rawBody: string,
+  caller: KeyOwner,
   answerFault?: AnswerFaultKind,
 ): Reply {
   const match = router.match(method, path);
   switch (match.kind) {
-    case "found":
-      return match.handler(requestContext(match.params, url.searchParams, rawBody, answerFault));
+    case "found": {
+      const context = requestContext(match.params, url.searchParams, rawBody, caller, answerFault);
+      return match.handler(context);
+    }
     case "method-not-allowed":
       throw new ApiError(405, "method_not_allowed", `${method} is not allowed here`, {
         Allow: match.allow.join(", "),

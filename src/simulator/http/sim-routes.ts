@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
-import { badRequest, conflict } from "../errors.js";
+import { badRequest, conflict, notFound } from "../errors.js";
+import { DEFAULT_USER_ID, keyOwnerOf } from "../model/accounts.js";
 import type { ControlPlane } from "../model/control-plane.js";
 import { microsToDate } from "../time.js";
 import type { FaultRegistry } from "./faults.js";
@@ -7,7 +8,10 @@ import { param, type Handler } from "./request.js";
 import { Router } from "./router.js";
 import {
   advanceClockSchema,
+  addMemberSchema,
   bulkSchema,
+  createApiKeySchema,
+  createOrganizationSchema,
   createProjectSchema,
   faultSchema,
   scriptOperationSchema,
@@ -15,6 +19,9 @@ import {
 import type { RequestStats } from "./stats.js";
 import type {
   SimAdvanceResponse,
+  SimApiKeyResponse,
+  SimOrganizationResponse,
+  SimOrganizationsResponse,
   SimBulkResponse,
   SimClearFaultsResponse,
   SimClockResponse,
@@ -45,20 +52,53 @@ export function simRouter(sim: SimControls): Router<Handler> {
 
   router.add("POST", "/projects", "createProject", (r) => {
     const body = r.json(createProjectSchema);
+    if (body.org_id !== undefined && plane.accounts.organization(body.org_id) === undefined) {
+      throw notFound(`organization ${body.org_id} not found`);
+    }
     const project = plane.createProject({
       plan: body.plan,
       branches: body.branches,
       ...(body.availability_checks === undefined
         ? {}
         : { availabilityChecks: body.availability_checks }),
+      ownership: {
+        ownerId: body.org_id ?? body.user ?? DEFAULT_USER_ID,
+        orgId: body.org_id,
+      },
     });
     return {
       status: 201,
       body: {
-        project: { id: project.id, plan: project.plan },
+        project: {
+          id: project.id,
+          plan: project.plan,
+          owner_id: project.ownerId,
+          ...(project.orgId === undefined ? {} : { org_id: project.orgId }),
+        },
         branches: project.branches.map((b) => ({ id: b.id, primary: b.primary })),
       } satisfies SimProjectResponse,
     };
+  });
+
+  router.add("POST", "/organizations", "createOrganization", (r) => {
+    const body = r.json(createOrganizationSchema);
+    const org = plane.createOrganization(body);
+    return { status: 201, body: { organization: org } satisfies SimOrganizationResponse };
+  });
+  router.add("GET", "/organizations", "listOrganizations", () => ({
+    status: 200,
+    body: { organizations: plane.accounts.listOrganizations() } satisfies SimOrganizationsResponse,
+  }));
+  router.add("POST", "/organizations/:org_id/members", "addMember", (r) => {
+    const { user } = r.json(addMemberSchema);
+    const org = plane.accounts.addMember(param(r, "org_id"), user);
+    return { status: 200, body: { organization: org } satisfies SimOrganizationResponse };
+  });
+  router.add("POST", "/api-keys", "createApiKey", (r) => {
+    const body = r.json(createApiKeySchema);
+    const owner = "user" in body ? { user: body.user } : { org: body.org };
+    plane.accounts.addKey(body.key, keyOwnerOf(body));
+    return { status: 201, body: { api_key: owner } satisfies SimApiKeyResponse };
   });
 
   router.add("GET", "/clock", "getClock", () => ({

@@ -11,12 +11,38 @@ const MAX_BRANCHES = 100;
 /** One simulated year per advance: enough for any test, small enough to stay bounded. */
 const MAX_ADVANCE_SECONDS = 366 * 86_400;
 
-export const createProjectSchema = z.object({
-  plan: z.enum(PLAN_NAMES),
-  branches: z.number().int().min(1).max(MAX_BRANCHES).default(1),
-  availability_checks: z.boolean().optional(),
-});
+export const createProjectSchema = z
+  .object({
+    plan: z.enum(PLAN_NAMES),
+    branches: z.number().int().min(1).max(MAX_BRANCHES).default(1),
+    availability_checks: z.boolean().optional(),
+    /** The organisation the project belongs to (it must exist). */
+    org_id: resourceIdSchema.optional(),
+    /** The user owning a personal project (default: the default user). */
+    user: resourceIdSchema.optional(),
+  })
+  .refine((p) => p.org_id === undefined || p.user === undefined, {
+    message: "a project belongs to an organization (org_id) or to a user (user), not both",
+    path: ["user"],
+  });
 export type SimCreateProjectRequest = z.input<typeof createProjectSchema>;
+
+export const createOrganizationSchema = z.object({
+  /** Default: generated, `org-<words>-<8 digits>`. */
+  id: resourceIdSchema.optional(),
+  name: z.string().min(1).max(256),
+  members: z.array(resourceIdSchema).max(1000).optional(),
+});
+export type SimCreateOrganizationRequest = z.input<typeof createOrganizationSchema>;
+
+export const addMemberSchema = z.object({ user: resourceIdSchema });
+
+const apiKeyText = z.string().min(1).max(1024).regex(/^\S+$/, "must not contain whitespace");
+export const createApiKeySchema = z.union([
+  z.strictObject({ key: apiKeyText, user: resourceIdSchema }),
+  z.strictObject({ key: apiKeyText, org: resourceIdSchema }),
+]);
+export type SimCreateApiKeyRequest = z.input<typeof createApiKeySchema>;
 
 export const advanceClockSchema = z.object({
   seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS),

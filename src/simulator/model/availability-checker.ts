@@ -33,6 +33,7 @@ export class AvailabilityChecker {
   }
 
   private check(project: ProjectState): void {
+    if (project.deleted) return; // checks end with the project
     // One check per branch, attributed to its read-write endpoint when it has one.
     const perBranch = new Map<BranchState, EndpointState>();
     for (const endpoint of liveEndpoints(project)) {

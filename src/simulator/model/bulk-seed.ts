@@ -2,7 +2,7 @@ import type { SeededRandom } from "../random.js";
 import { secondsToMicros } from "../time.js";
 import type { ModelContext } from "./context.js";
 import { normalDurationUs } from "./plans.js";
-import { addBranch, addEndpoint, DEFAULT_COMPUTE } from "./projects.js";
+import { addBranch, addEndpoint, DEFAULT_ENDPOINT, DEFAULT_OWNERSHIP } from "./projects.js";
 import type { PlanName, ProjectState } from "./state.js";
 
 export interface BulkSeedOptions {
@@ -61,15 +61,19 @@ export function seedBulk(
       name: id,
       plan: options.plan ?? "paid",
       createdUs: startUs,
+      ownerId: DEFAULT_OWNERSHIP.ownerId,
+      orgId: DEFAULT_OWNERSHIP.orgId,
+      pgVersion: 17,
       availabilityChecks: options.availabilityChecks ?? false,
       generated: false,
       branches: [],
       endpoints: [],
       log: ctx.world.newLog(Math.max(1, count)),
+      deleted: false,
     };
     ctx.world.addProject(project);
-    const branch = addBranch(ctx, project, true, startUs);
-    const endpoint = addEndpoint(ctx, project, branch, "read_write", DEFAULT_COMPUTE, startUs);
+    const branch = addBranch(ctx, project, { primary: true, name: "main", createdUs: startUs });
+    const endpoint = addEndpoint(ctx, project, branch, DEFAULT_ENDPOINT, startUs);
     endpoint.currentState = "idle";
     project.log.reserve(count);
     for (let k = 0; k < count; k++) {

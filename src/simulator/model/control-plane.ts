@@ -1,30 +1,21 @@
-import type { OperationsPage, Pagination } from "../../contract/index.js";
-import { badRequest } from "../errors.js";
+import type { OperationsPage } from "../../contract/index.js";
 import { IdFactory } from "../ids.js";
 import type { SeededRandom } from "../random.js";
 import type { Scheduler } from "../scheduler.js";
+import { Accounts } from "./accounts.js";
 import { AvailabilityChecker } from "./availability-checker.js";
+import { BranchService } from "./branch-service.js";
 import { seedBulk, type BulkSeedOptions, type BulkSeedResult } from "./bulk-seed.js";
 import type { ModelContext } from "./context.js";
 import { EndpointLifecycle } from "./endpoint-lifecycle.js";
 import { EndpointService } from "./endpoint-service.js";
 import { OperationRunner } from "./operation-runner.js";
 import { getOperation, listOperations, operationTruth } from "./operation-queries.js";
-import { createBranch, createProject } from "./projects.js";
+import { ProjectService } from "./project-service.js";
+import { createBranch, createProject, type NewBranch, type NewProject } from "./projects.js";
 import { scriptOperation, type ScriptedOperation } from "./scripted-operations.js";
 import { World, type BranchState, type PlanName, type ProjectState } from "./state.js";
-import { projectListItemView, type ProjectListItemView, type TruthOperation } from "./views.js";
-
-/**
- * `GET /projects`. The real response also carries `applications` and `integrations` maps
- * (required by its schema); the simulator has none of either, so both are empty.
- */
-export interface ProjectsPageView {
-  readonly projects: ProjectListItemView[];
-  readonly pagination?: Pagination;
-  readonly applications: Record<string, never>;
-  readonly integrations: Record<string, never>;
-}
+import type { TruthOperation } from "./views.js";
 
 export interface ControlPlaneOptions {
   readonly scheduler: Scheduler;
@@ -50,13 +41,11 @@ export interface OperationFaults {
 /** The id a `foreign_project` answer claims when the simulator has no other project. */
 export const STRAY_PROJECT_ID = "stray-project-000000";
 
-export interface CreateProjectInput {
+export type CreateProjectInput = Omit<NewProject, "availabilityChecks" | "plan"> & {
   readonly plan: PlanName;
-  readonly branches: number;
   /** Default true: follow the simulator's availability checker (if it runs at all). */
   readonly availabilityChecks?: boolean;
-  readonly generated?: boolean;
-}
+};
 
 /**
  * The simulated control plane: projects, branches, endpoints and their operation logs, and
@@ -68,6 +57,9 @@ export class ControlPlane {
   readonly runner: OperationRunner;
   readonly lifecycle: EndpointLifecycle;
   readonly endpoints: EndpointService;
+  readonly accounts = new Accounts();
+  readonly projects: ProjectService;
+  readonly branches: BranchService;
   private readonly ctx: ModelContext;
   private readonly availability: AvailabilityChecker;
   private readonly bulkRandom: SeededRandom;
@@ -92,6 +84,8 @@ export class ControlPlane {
       lifecycle: this.lifecycle,
     };
     this.endpoints = new EndpointService(this.ctx);
+    this.projects = new ProjectService(this.ctx, this.accounts, (spec) => this.createProject(spec));
+    this.branches = new BranchService(this.ctx);
     this.availability = new AvailabilityChecker(
       this.ctx,
       options.availabilityCheckSeconds,
@@ -102,39 +96,25 @@ export class ControlPlane {
 
   createProject(input: CreateProjectInput): ProjectState {
     const project = createProject(this.ctx, {
-      plan: input.plan,
-      branches: input.branches,
+      ...input,
       availabilityChecks: input.availabilityChecks ?? true,
-      generated: input.generated ?? false,
     });
     this.availability.watch(project);
     return project;
   }
 
-  createBranch(project: ProjectState, withEndpoint: boolean): BranchState {
-    return createBranch(this.ctx, project, withEndpoint);
+  createBranch(project: ProjectState, spec: NewBranch = {}): BranchState {
+    return createBranch(this.ctx, project, spec).branch;
   }
 
-  /**
-   * `GET /projects`: projects in creation order. The cursor is the id of the last project of
-   * the previous page; a page lists the projects after it.
-   */
-  listProjects(cursor: string | undefined, limit: number): ProjectsPageView {
-    const all = this.world.projects;
-    let start = 0;
-    if (cursor !== undefined) {
-      const position = this.world.projectPositionOf(cursor);
-      if (position === undefined) throw badRequest("cursor does not name a project");
-      start = position + 1;
-    }
-    const page = all.slice(start, start + limit);
-    const last = page.at(-1)?.id ?? cursor;
-    return {
-      projects: page.map(projectListItemView),
-      ...(last === undefined ? {} : { pagination: { cursor: last } }),
-      applications: {},
-      integrations: {},
-    };
+  /** Creates an organisation; its id is generated unless given (`org-<words>-<digits>`). */
+  createOrganization(spec: {
+    readonly id?: string | undefined;
+    readonly name: string;
+    readonly members?: readonly string[] | undefined;
+  }): ReturnType<Accounts["addOrganization"]> {
+    const id = spec.id ?? this.ctx.ids.organizationId();
+    return this.accounts.addOrganization(id, spec.name, spec.members ?? []);
   }
 
   listOperations(

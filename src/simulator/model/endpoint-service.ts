@@ -1,4 +1,5 @@
 import type {
+  EndpointType,
   CreateEndpointRequest,
   Endpoint,
   EndpointOperationsResponse,
@@ -14,15 +15,23 @@ import {
   type RuleOutcome,
 } from "./compute-rules.js";
 import type { ModelContext } from "./context.js";
-import { addEndpoint } from "./projects.js";
 import {
+  applySettings,
+  DEFAULT_ENDPOINT_SETTINGS,
+  settingsChange,
+  type SettingsRequest,
+} from "./endpoint-settings.js";
+import { addEndpoint, type NewEndpoint } from "./projects.js";
+import {
+  deleteEndpoint,
   endpointsOnBranch,
   findBranch,
   liveEndpoints,
   type EndpointState,
+  type PlanName,
   type ProjectState,
 } from "./state.js";
-import { endpointView, operationView } from "./views.js";
+import { endpointView, operationView, REGION } from "./views.js";
 
 /** The answer to a deletion of an endpoint that was deleted before (real API: 204). */
 export const ALREADY_DELETED = Symbol("already deleted");
@@ -40,19 +49,15 @@ export class EndpointService {
     const body = request.endpoint;
     const branch = findBranch(project, body.branch_id);
     if (branch === undefined) throw notFound(`branch ${body.branch_id} not found`);
-    const config = accept(
-      readOnlyAllowed(project.plan, body.type) ??
-        resolveCreate(project.plan, {
-          minCu: body.autoscaling_limit_min_cu,
-          maxCu: body.autoscaling_limit_max_cu,
-          suspendTimeoutSeconds: body.suspend_timeout_seconds,
-        }),
-    );
+    requireRegion(body.region_id);
+    const spec = newEndpointSpec(project.plan, body);
     const onBranch = endpointsOnBranch(project, branch);
     if (body.type === "read_write" && onBranch.some((e) => e.type === "read_write")) {
       throw conflict(`branch ${branch.id} already has a read_write endpoint`);
     }
-    const endpoint = addEndpoint(this.ctx, project, branch, body.type, config);
+    const endpoint = addEndpoint(this.ctx, project, branch, spec);
+    // A disabled endpoint is created idle and not started.
+    if (spec.settings.disabled) return this.answer(endpoint, []);
     const started = this.ctx.lifecycle.enqueue(endpoint, this.ctx.lifecycle.startCompute(endpoint));
     return this.answer(endpoint, [started]);
   }
@@ -73,9 +78,11 @@ export class EndpointService {
    *   real API wakes an idle compute to apply the change, then suspends it again);
    * - a size change on a running compute: apply_config, suspend_compute, start_compute
    *   (the restart of seed 3.2 rules 1-2);
-   * - only the auto-suspend delay on a running compute: apply_config alone, no restart
-   *   (rule 4); the auto-suspend timer is re-armed with the new delay;
-   * - nothing: no operation.
+   * - `disabled: true` on a running compute: apply_config then suspend_compute;
+   * - only the auto-suspend delay or other settings (pg_settings, pooler, provisioner, …) on a
+   *   running compute: apply_config alone, no restart (rule 4); the auto-suspend timer is
+   *   re-armed with the new delay;
+   * - only the name, or nothing: no operation.
    */
   update(
     projectId: string,
@@ -106,7 +113,14 @@ export class EndpointService {
 
     const resized = sizeChanged(before, after);
     const delayChanged = before.suspendTimeoutSeconds !== after.suspendTimeoutSeconds;
-    if (!branchChanged && !resized && !delayChanged) return this.answer(endpoint, []);
+    const settings = applySettings(endpoint.settings, body);
+    const change = settingsChange(endpoint.settings, settings);
+    const disabling = settings.disabled && !endpoint.settings.disabled;
+    endpoint.settings = settings;
+    if (!branchChanged && !resized && !delayChanged && change !== "config") {
+      if (change === "name") endpoint.updatedUs = this.ctx.scheduler.nowUs;
+      return this.answer(endpoint, []);
+    }
 
     endpoint.branch = targetBranch;
     endpoint.minCu = after.minCu;
@@ -116,7 +130,7 @@ export class EndpointService {
 
     const lifecycle = this.ctx.lifecycle;
     const started = [lifecycle.enqueue(endpoint, lifecycle.applyConfig(endpoint))];
-    if (branchChanged || endpoint.currentState !== "active") {
+    if (branchChanged || disabling || endpoint.currentState !== "active") {
       started.push(lifecycle.enqueue(endpoint, lifecycle.suspendCompute(endpoint)));
     } else if (resized) {
       started.push(lifecycle.enqueue(endpoint, lifecycle.suspendCompute(endpoint)));
@@ -137,15 +151,14 @@ export class EndpointService {
     if (endpoint === undefined) throw notFound(`endpoint ${endpointId} not found`);
     if (endpoint.deleted) return ALREADY_DELETED;
     this.requireUnlocked(endpoint);
-    endpoint.deleted = true;
-    endpoint.suspendTimer++;
+    deleteEndpoint(endpoint);
     const last = this.view(endpoint);
     endpoint.updatedUs = this.ctx.scheduler.nowUs;
     return { endpoint: last, operations: [] };
   }
 
   start(projectId: string, endpointId: string): EndpointOperationsResponse {
-    const endpoint = this.unlockedEndpoint(projectId, endpointId);
+    const endpoint = this.unlockedEndpoint(projectId, endpointId, "started");
     return this.answer(endpoint, this.ctx.lifecycle.start(endpoint));
   }
 
@@ -155,7 +168,7 @@ export class EndpointService {
   }
 
   restart(projectId: string, endpointId: string): EndpointOperationsResponse {
-    const endpoint = this.unlockedEndpoint(projectId, endpointId);
+    const endpoint = this.unlockedEndpoint(projectId, endpointId, "restarted");
     return this.answer(endpoint, this.ctx.lifecycle.restart(endpoint));
   }
 
@@ -163,6 +176,7 @@ export class EndpointService {
   connect(endpointId: string): EndpointOperationsResponse {
     const endpoint = this.ctx.world.endpoint(endpointId);
     if (endpoint === undefined) throw notFound(`endpoint ${endpointId} not found`);
+    requireEnabled(endpoint, "connections are refused");
     return this.answer(endpoint, this.ctx.lifecycle.connect(endpoint));
   }
 
@@ -191,8 +205,14 @@ export class EndpointService {
     return endpoint;
   }
 
-  private unlockedEndpoint(projectId: string, endpointId: string): EndpointState {
+  /** An endpoint no operation holds; `starting` names a start that a disabled one refuses. */
+  private unlockedEndpoint(
+    projectId: string,
+    endpointId: string,
+    starting?: string,
+  ): EndpointState {
     const endpoint = this.endpoint(projectId, endpointId);
+    if (starting !== undefined) requireEnabled(endpoint, `it cannot be ${starting}`);
     this.requireUnlocked(endpoint);
     return endpoint;
   }
@@ -210,6 +230,41 @@ function configOf(endpoint: EndpointState): ComputeConfig {
     maxCu: endpoint.maxCu,
     suspendTimeoutSeconds: endpoint.suspendTimeoutSeconds,
   };
+}
+
+/** What a new endpoint's request asks for, checked against the project's plan (400, 422). */
+export function newEndpointSpec(
+  plan: PlanName,
+  body: SettingsRequest & {
+    readonly type: EndpointType;
+    readonly autoscaling_limit_min_cu?: number | undefined;
+    readonly autoscaling_limit_max_cu?: number | undefined;
+    readonly suspend_timeout_seconds?: number | undefined;
+  },
+): NewEndpoint {
+  const config = accept(
+    readOnlyAllowed(plan, body.type) ??
+      resolveCreate(plan, {
+        minCu: body.autoscaling_limit_min_cu,
+        maxCu: body.autoscaling_limit_max_cu,
+        suspendTimeoutSeconds: body.suspend_timeout_seconds,
+      }),
+  );
+  return { type: body.type, config, settings: applySettings(DEFAULT_ENDPOINT_SETTINGS, body) };
+}
+
+/** A disabled endpoint is never started (409): re-enable it with an update first. */
+function requireEnabled(endpoint: EndpointState, what: string): void {
+  if (endpoint.settings.disabled) {
+    throw conflict(`endpoint ${endpoint.id} is disabled: ${what}`);
+  }
+}
+
+/** The simulator serves one region: another one is refused rather than ignored. */
+export function requireRegion(regionId: string | undefined): void {
+  if (regionId !== undefined && regionId !== REGION.id) {
+    throw badRequest(`region_id: the simulator has region ${REGION.id} only`);
+  }
 }
 
 function accept(outcome: RuleOutcome): ComputeConfig {

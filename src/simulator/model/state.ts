@@ -1,4 +1,5 @@
 import type { EndpointType } from "../../contract/index.js";
+import { projectAccount } from "./accounts.js";
 import { Interner } from "./interner.js";
 import type { OperationChain } from "./operation-chain.js";
 import { OperationLog } from "./operation-log.js";
@@ -14,6 +15,11 @@ export interface ProjectState {
   readonly name: string;
   readonly plan: PlanName;
   readonly createdUs: number;
+  /** The user who owns a personal project; for a project in an organisation, the org's id. */
+  readonly ownerId: string;
+  /** The organisation the project belongs to; undefined for a personal project. */
+  readonly orgId: string | undefined;
+  readonly pgVersion: number;
   readonly availabilityChecks: boolean;
   /** Created by the traffic generator: its operations follow the traffic's outcome mix. */
   readonly generated: boolean;
@@ -21,14 +27,38 @@ export interface ProjectState {
   /** Every endpoint ever created, deleted ones included: operation records point into it. */
   readonly endpoints: EndpointState[];
   readonly log: OperationLog;
+  /** Deleted through the API: it answers 404 and is no longer listed; its log stays readable by `/_sim/truth`. */
+  deleted: boolean;
 }
+
+/** `init` while the operation creating the branch runs, then `ready`. */
+export type BranchReadiness = "init" | "ready";
 
 export interface BranchState {
   /** Position in the project's branch table (what the operation log stores). */
   readonly index: number;
   readonly id: string;
   readonly primary: boolean;
+  readonly name: string;
+  /** The branch it was created from; undefined for the primary branch. */
+  readonly parent: BranchState | undefined;
   readonly createdUs: number;
+  state: BranchReadiness;
+  stateChangedUs: number;
+  updatedUs: number;
+  deleted: boolean;
+}
+
+/** Endpoint fields stored as the client set them, without effect on the compute but `disabled`. */
+export interface EndpointSettings {
+  readonly name: string | undefined;
+  /** A disabled compute is not started: starts and connections are refused. */
+  readonly disabled: boolean;
+  readonly poolerEnabled: boolean;
+  readonly poolerMode: "transaction";
+  readonly pgSettings: Readonly<Record<string, string>>;
+  readonly provisioner: string;
+  readonly passwordlessAccess: boolean;
 }
 
 export interface EndpointState {
@@ -43,6 +73,8 @@ export interface EndpointState {
   maxCu: number;
   /** As set by the client: -1 never, 0 the default (300 s), else seconds. */
   suspendTimeoutSeconds: number;
+  /** What a client may set besides sizes and auto-suspend (see endpoint-settings.ts). */
+  settings: EndpointSettings;
   currentState: ComputeState;
   /** The operations queued on the endpoint, in order; undefined when none is in progress. */
   chain: OperationChain | undefined;
@@ -67,6 +99,10 @@ export class World {
   private readonly projectOrder: ProjectState[] = [];
   private readonly projectPosition = new Map<string, number>();
   private readonly endpointsById = new Map<string, EndpointState>();
+  /** Per account (see accounts.ts), its projects in creation order, deleted ones included. */
+  private readonly byAccount = new Map<string, ProjectState[]>();
+  /** Position of each project in its account's list. */
+  private readonly accountPosition = new Map<string, number>();
   private readonly actions = new Interner();
   private readonly statuses = new Interner();
 
@@ -78,10 +114,35 @@ export class World {
     this.projectPosition.set(project.id, this.projectOrder.length);
     this.projectOrder.push(project);
     this.projectsById.set(project.id, project);
+    const account = projectAccount(project);
+    let list = this.byAccount.get(account);
+    if (list === undefined) {
+      list = [];
+      this.byAccount.set(account, list);
+    }
+    this.accountPosition.set(project.id, list.length);
+    list.push(project);
   }
 
+  /** A live (not deleted) project by id. */
   project(id: string): ProjectState | undefined {
+    const project = this.projectsById.get(id);
+    return project?.deleted === false ? project : undefined;
+  }
+
+  /** A project by id, deleted ones included (their logs stay readable by `/_sim/truth`). */
+  anyProject(id: string): ProjectState | undefined {
     return this.projectsById.get(id);
+  }
+
+  /** An account's projects in creation order, deleted ones included (the caller skips them). */
+  accountProjects(account: string): readonly ProjectState[] {
+    return this.byAccount.get(account) ?? [];
+  }
+
+  /** Position of a project in its account's list, or undefined. */
+  accountPositionOf(id: string): number | undefined {
+    return this.accountPosition.get(id);
   }
 
   /** Projects in creation order. */
@@ -105,8 +166,9 @@ export class World {
   }
 }
 
+/** A live (not deleted) branch of the project by id. */
 export function findBranch(project: ProjectState, id: string): BranchState | undefined {
-  return project.branches.find((b) => b.id === id);
+  return project.branches.find((b) => b.id === id && !b.deleted);
 }
 
 export function liveEndpoints(project: ProjectState): EndpointState[] {
@@ -115,4 +177,10 @@ export function liveEndpoints(project: ProjectState): EndpointState[] {
 
 export function endpointsOnBranch(project: ProjectState, branch: BranchState): EndpointState[] {
   return project.endpoints.filter((e) => !e.deleted && e.branch === branch);
+}
+
+/** An endpoint removed for good: later calls on it answer 404, its auto-suspend is disarmed. */
+export function deleteEndpoint(endpoint: EndpointState): void {
+  endpoint.deleted = true;
+  endpoint.suspendTimer++;
 }

@@ -1,4 +1,4 @@
-import type { Endpoint, Operation, ProjectListItem } from "../../contract/index.js";
+import type { Endpoint, Operation } from "../../contract/index.js";
 import { toIsoMicros, toIsoSeconds, US_PER_MS } from "../time.js";
 import type { EndpointLifecycle } from "./endpoint-lifecycle.js";
 import type { EndpointState, ProjectState } from "./state.js";
@@ -10,7 +10,7 @@ import type { EndpointState, ProjectState } from "./state.js";
  */
 
 /** The one simulated region. Host names use the reserved `.invalid` TLD: nothing resolves. */
-const REGION = {
+export const REGION = {
   id: "aws-us-east-2",
   platformId: "aws",
   proxyHost: "us-east-2.aws.pgcp-sim.invalid",
@@ -93,11 +93,12 @@ export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecyc
     autoscaling_limit_max_cu: endpoint.maxCu,
     current_state: endpoint.currentState,
     ...(pending === undefined ? {} : { pending_state: pending }),
-    settings: { pg_settings: {} },
-    pooler_enabled: false,
-    pooler_mode: "transaction",
-    disabled: false,
-    passwordless_access: true,
+    settings: { pg_settings: { ...endpoint.settings.pgSettings } },
+    pooler_enabled: endpoint.settings.poolerEnabled,
+    pooler_mode: endpoint.settings.poolerMode,
+    disabled: endpoint.settings.disabled,
+    passwordless_access: endpoint.settings.passwordlessAccess,
+    ...(endpoint.settings.name === undefined ? {} : { name: endpoint.settings.name }),
     ...optionalTime("last_active", endpoint.lastActiveUs),
     creation_source: "console",
     created_at: toIsoSeconds(endpoint.createdUs),
@@ -106,52 +107,6 @@ export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecyc
     ...optionalTime("suspended_at", endpoint.suspendedAtUs),
     proxy_host: REGION.proxyHost,
     suspend_timeout_seconds: endpoint.suspendTimeoutSeconds,
-    provisioner: "k8s-neonvm",
-  };
-}
-
-/** A `GET /projects` entry with every field the real API's `ProjectListItem` requires. */
-export interface ProjectListItemView extends ProjectListItem {
-  readonly platform_id: string;
-  readonly region_id: string;
-  readonly provisioner: string;
-  readonly pg_version: number;
-  readonly proxy_host: string;
-  readonly branch_logical_size_limit: number;
-  readonly branch_logical_size_limit_bytes: number;
-  readonly store_passwords: boolean;
-  readonly active_time: number;
-  readonly cpu_used_sec: number;
-  readonly creation_source: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly owner_id: string;
-}
-
-/**
- * The seed shows no project fields; the real schema requires these, filled with plausible
- * constants where the simulator has no such concept.
- */
-export function projectListItemView(project: ProjectState): ProjectListItemView {
-  const created = toIsoSeconds(project.createdUs);
-  // Free-plan branches are capped at 512 MiB of logical size; paid ones at 200 GiB.
-  const sizeLimitMib = project.plan === "free" ? 512 : 204_800;
-  return {
-    id: project.id,
-    platform_id: REGION.platformId,
-    region_id: REGION.id,
-    name: project.name,
-    provisioner: "k8s-neonvm",
-    pg_version: 17,
-    proxy_host: REGION.proxyHost,
-    branch_logical_size_limit: sizeLimitMib,
-    branch_logical_size_limit_bytes: sizeLimitMib * 1024 * 1024,
-    store_passwords: true,
-    active_time: 0,
-    cpu_used_sec: 0,
-    creation_source: "console",
-    created_at: created,
-    updated_at: created,
-    owner_id: "sim-owner",
+    provisioner: endpoint.settings.provisioner,
   };
 }

@@ -1,6 +1,7 @@
 import { COMPUTE_SIZES } from "../../contract/index.js";
 import { ApiError } from "../errors.js";
 import type { ControlPlane } from "../model/control-plane.js";
+import { DEFAULT_ENDPOINT } from "../model/projects.js";
 import { liveEndpoints, type EndpointState, type ProjectState } from "../model/state.js";
 import type { SeededRandom } from "../random.js";
 import { US_PER_SECOND } from "../time.js";
@@ -43,9 +44,13 @@ export class TrafficGenerator {
     private readonly random: SeededRandom,
   ) {}
 
-  /** Creates the generated projects and schedules the first activity. */
-  start(): void {
+  /**
+   * Creates the generated projects and schedules the first activity; `adopted` projects (made
+   * with `generated: true` elsewhere, e.g. in organisations) get activity too.
+   */
+  start(adopted: readonly ProjectState[] = []): void {
     this.plane.runner.policy = trafficPolicy(this.random, this.options);
+    this.projects.push(...adopted);
     for (let i = 0; i < this.options.projects; i++) {
       this.projects.push(
         this.plane.createProject({
@@ -68,7 +73,8 @@ export class TrafficGenerator {
 
   private act(): void {
     const project = this.random.pick(this.projects);
-    const endpoints = liveEndpoints(project);
+    // A disabled compute refuses connections and starts: traffic leaves it alone.
+    const endpoints = liveEndpoints(project).filter((e) => !e.settings.disabled);
     if (endpoints.length === 0) return;
     const endpoint = this.random.pick(endpoints);
     let roll = this.random.next() * this.totalWeight;
@@ -109,7 +115,11 @@ export class TrafficGenerator {
 
   private branch(project: ProjectState, endpoint: EndpointState): void {
     if (project.branches.length >= MAX_BRANCHES) this.plane.lifecycle.connect(endpoint);
-    else this.plane.createBranch(project, this.random.chance(0.7));
+    else
+      this.plane.createBranch(
+        project,
+        this.random.chance(0.7) ? { endpoint: DEFAULT_ENDPOINT } : {},
+      );
   }
 
   private startOrSuspend(project: ProjectState, endpoint: EndpointState): void {
