@@ -1,6 +1,8 @@
 /**
  * `pgcp-exporter demo`: the whole thing with no account. Starts a simulator with live traffic
- * (failures included), the exporter against it, and a local webhook receiver that prints the
+ * (failures included) in a personal account and two organisations, the exporter against it
+ * with two accounts (a member's personal key that also watches one organisation, and the
+ * other organisation's own key), and a local webhook receiver that prints the
  * alerts in the terminal; prints where to look, a short summary every so often, and stops
  * cleanly on Ctrl-C. The exporter's log goes to a file (the terminal gets its warnings and
  * errors only). State goes to a temporary directory, so every demo starts afresh.
@@ -11,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveConfig } from "../config/index.js";
-import { startSimulator } from "../simulator/index.js";
+import { DEFAULT_USER_ID, startSimulator } from "../simulator/index.js";
 import { createSplitLogger } from "../logger.js";
 import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
@@ -25,7 +27,8 @@ Runs a simulated control plane with live traffic and the exporter against it.
 options:
   --listen ADDR     address of the exporter's HTTP server (env PGCP_LISTEN; default
                     127.0.0.1:9642)
-  --projects N      simulated projects (default 5)
+  --projects N      simulated personal projects (default 5), plus 2 in each of two
+                    organisations
   --seed S          seed of the simulated traffic (default 1)
   --log-level L     level of the exporter's log file (default info)
   --log-file FILE   the exporter's log (default: exporter.log in the demo's temporary folder,
@@ -33,6 +36,10 @@ options:
   --summary-every S seconds between two summaries in the terminal (default 30; 0: none)`;
 
 const DEMO_KEY = "demo-key";
+/** The second organisation's own key (an org key: it sees that organisation's projects). */
+const DEMO_ORG_KEY = "demo-globex-key";
+/** Projects in each of the demo's two organisations. */
+const ORG_PROJECTS = 2;
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
@@ -81,19 +88,36 @@ export const demoCommand: Command = {
       return 2;
     }
 
+    const orgProjects = 2 * ORG_PROJECTS;
     const simulator = await startSimulator({
       apiKey: DEMO_KEY,
       clock: "real",
       seed,
-      traffic: { projects, operationsPerMinute: 20 * projects, failureShare: 0.15 },
+      // The demo key's user is a member of Acme; Globex is reached with its own key.
+      organizations: [
+        { name: "Acme Analytics", members: [DEFAULT_USER_ID], projects: ORG_PROJECTS },
+        { name: "Globex Labs", apiKeys: [DEMO_ORG_KEY], projects: ORG_PROJECTS },
+      ],
+      traffic: {
+        projects,
+        operationsPerMinute: 20 * (projects + orgProjects),
+        failureShare: 0.15,
+      },
     });
+    const [acme, globex] = simulator.organizations;
+    if (acme === undefined || globex === undefined) {
+      throw new Error("the demo's simulator has two organisations");
+    }
     const stateDir = await mkdtemp(path.join(tmpdir(), "pgcp-demo-"));
     let config;
     try {
       config = resolveConfig("demo", [
         {
-          api: { url: simulator.apiUrl, key: DEMO_KEY },
-          projects: "all",
+          api: { url: simulator.apiUrl },
+          accounts: [
+            { name: "personal", keyEnv: "PGCP_DEMO_KEY", projects: "all", orgs: [acme.id] },
+            { name: "globex", keyEnv: "PGCP_DEMO_GLOBEX_KEY", projects: "all" },
+          ],
           discoveryInterval: 10,
           state: { dir: stateDir },
           listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
@@ -128,7 +152,12 @@ export const demoCommand: Command = {
       exporter = await startExporter(config, {
         logger,
         observers: [tally],
-        env: { PGCP_WEBHOOK_URL: printer.url, PGCP_WEBHOOK_SECRET: printer.secret },
+        env: {
+          PGCP_DEMO_KEY: DEMO_KEY,
+          PGCP_DEMO_GLOBEX_KEY: DEMO_ORG_KEY,
+          PGCP_WEBHOOK_URL: printer.url,
+          PGCP_WEBHOOK_SECRET: printer.secret,
+        },
       });
     } catch (error) {
       // Nothing is left behind: not the simulator, the printer, nor the state directory.
@@ -150,6 +179,8 @@ export const demoCommand: Command = {
         `  metrics:    ${exporter.server.url}/metrics`,
         `  health:     ${exporter.server.url}/healthz, ${exporter.server.url}/readyz`,
         `  simulator:  ${simulator.apiUrl} (API key "${DEMO_KEY}")`,
+        `  accounts:   personal: key "${DEMO_KEY}", its ${projects} projects and ${acme.name} (${acme.id})`,
+        `              globex: key "${DEMO_ORG_KEY}", ${globex.name} (${globex.id})`,
         `  alerts:     printed below as they arrive (a signed webhook to ${printer.url})`,
         `  state:      ${stateDir}`,
         `  log:        ${logFile} (every operation; warnings and errors also below)`,

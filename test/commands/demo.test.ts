@@ -58,6 +58,11 @@ it("shows alerts and summaries in the terminal, and every operation in the log f
     child.kill("SIGINT");
   }
   expect(await exited).toBe(0);
+  // Two organisations besides the personal projects: one through a member's personal key, one
+  // through its own key; 5 + 2 + 2 projects in all.
+  expect(terminal).toMatch(/personal: key "demo-key", its 5 projects and Acme Analytics \(org-/);
+  expect(terminal).toMatch(/globex: key "demo-globex-key", Globex Labs \(org-/);
+  expect(terminal).toMatch(/^summary of the last \d+ s: 9 projects watched/m);
   const lines = terminal.split("\n").filter((l) => l !== "");
   expect(lines.at(-1)).toBe("demo stopped");
   expect(lines.at(-2)).toMatch(/^summary of the last /);

@@ -4,6 +4,7 @@
  * while the other's keep theirs; `pgcp_scheduler_*` and the status page show them per account;
  * a key never reaches another account's address, nor any log line.
  */
+import { readdir } from "node:fs/promises";
 import { afterEach, expect, it } from "vitest";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
@@ -97,4 +98,73 @@ it("plans each account's projects within its own budget, and shows them per acco
     expect(text).not.toContain(small.apiKey);
   }
   expect(page.text).not.toContain(fleet.apiKey);
+});
+
+it("watches organisations through personal and organisation keys, each project once", async () => {
+  const t = await simulator("key-personal-0123", 21);
+  const acme = await t.sim.createOrganization({ name: "Acme", members: ["sim-owner"] });
+  const globex = await t.sim.createOrganization({ name: "Globex" });
+  await t.sim.createApiKey({ key: "key-acme-4567", org: acme.id });
+  await t.sim.createApiKey({ key: "key-globex-8901", org: globex.id });
+  const personal = (await t.sim.createProject()).project.id;
+  const acmeIds: string[] = [];
+  for (let i = 0; i < 2; i++)
+    acmeIds.push((await t.sim.createProject({ org_id: acme.id })).project.id);
+  const gone = (await t.sim.createProject({ org_id: globex.id })).project.id;
+  const stateDir = await tempDir();
+
+  const e = await startTestExporter(
+    {
+      api: { url: t.apiUrl },
+      state: { dir: stateDir },
+      discoveryInterval: 0.5,
+      discoveryGrace: 3,
+      accounts: [
+        // A member's personal key: its own projects, and Acme's by org_id.
+        { name: "people", keyEnv: "KEY_PERSONAL", projects: "all", orgs: [acme.id] },
+        // Acme's own key sees Acme's projects again: they stay with the first account.
+        { name: "acme", keyEnv: "KEY_ACME", projects: "all" },
+        { name: "globex", keyEnv: "KEY_GLOBEX", projects: "all" },
+      ],
+    },
+    { KEY_PERSONAL: t.apiKey, KEY_ACME: "key-acme-4567", KEY_GLOBEX: "key-globex-8901" },
+  );
+  cleanups.push(() => e.stop());
+
+  const up = async (id: string) => e.value("pgcp_project_up", { project: id });
+  await waitFor("every project polled", async () => {
+    for (const id of [personal, ...acmeIds, gone]) if ((await up(id)) !== 1) return false;
+    return true;
+  });
+  expect(await e.value("pgcp_scheduler_projects", { account: "people" })).toBe(3);
+  expect(await e.value("pgcp_scheduler_projects", { account: "acme" })).toBe(0);
+  expect(await e.value("pgcp_scheduler_projects", { account: "globex" })).toBe(1);
+  const shared = e.logs.lines().filter((l) => l.msg.includes("seen under several accounts"));
+  expect(shared.map((l) => [l.project, l.account, l.alsoSeenBy]).sort()).toEqual(
+    acmeIds.map((id) => [id, "people", ["acme"]]).sort(),
+  );
+
+  // Globex deletes its project: it stops being polled at once, its series stay for the grace
+  // and then go, and its state file stays.
+  const deleted = await t.api("DELETE", `/projects/${gone}`, { apiKey: "key-globex-8901" });
+  expect(deleted.status).toBe(200);
+  await waitFor(
+    "the deleted project no longer polled",
+    async () => (await e.value("pgcp_scheduler_projects", { account: "globex" })) === 0,
+  );
+  const departedAt = Date.now();
+  expect(await up(gone)).toBe(1);
+  await waitFor("the grace to end", async () => (await up(gone)) === undefined);
+  expect(Date.now() - departedAt).toBeGreaterThan(1_500);
+  expect((await readdir(stateDir)).some((f) => f.startsWith(gone))).toBe(true);
+
+  // A project new in Acme is found by the next discovery, under the first account.
+  const added = (await t.sim.createProject({ org_id: acme.id })).project.id;
+  await waitFor("the new Acme project polled", async () => (await up(added)) === 1);
+  expect(await e.value("pgcp_scheduler_projects", { account: "people" })).toBe(4);
+  for (const line of e.logs.lines()) {
+    for (const key of [t.apiKey, "key-acme-4567", "key-globex-8901"]) {
+      expect(JSON.stringify(line)).not.toContain(key);
+    }
+  }
 });
