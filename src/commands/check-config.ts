@@ -103,7 +103,7 @@ async function checkAccount(
       out(`ok      ${prefix}${what}${await request()}`);
     } catch (error) {
       failures += 1;
-      out(`FAILED  ${prefix}${what}: ${describe(error)}`);
+      out(`FAILED  ${prefix}${what}: ${describe(error, account.keyVariable)}`);
     }
   };
   const listing = async (orgId?: string) => {
@@ -164,11 +164,11 @@ function describeState(config: Config): string {
   return `${displayUrl(config.state.url)} (Postgres, leases of ${config.state.leaseDuration} s)`;
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, keyVariable: string): string {
   if (!(error instanceof Error)) return String(error);
   const e = error as Error & { status?: number; requestId?: string };
   const parts = [e.message];
-  if (e.status === 401) parts.push("(check PGCP_API_KEY)");
+  if (e.status === 401) parts.push(`(check ${keyVariable})`);
   if (e.requestId !== undefined) parts.push(`request id ${e.requestId}`);
   return parts.join(" ");
 }

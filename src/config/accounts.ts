@@ -20,6 +20,8 @@ export interface AccountProjects {
 /** An account as the daemon runs it: where, how fast, and what it watches. */
 export interface AccountPlan {
   readonly name: string;
+  /** The environment variable its key comes from (named in errors, never its value). */
+  readonly keyVariable: string;
   readonly url: string;
   readonly requestsPerMinute: number;
   readonly burstPerSecond: number;
@@ -40,6 +42,7 @@ export function accountPlans(config: Config): AccountPlan[] {
     return [
       {
         name: DEFAULT_ACCOUNT,
+        keyVariable: "PGCP_API_KEY",
         url: api.url,
         requestsPerMinute: api.requestsPerMinute,
         burstPerSecond: api.burstPerSecond,
@@ -50,6 +53,7 @@ export function accountPlans(config: Config): AccountPlan[] {
   }
   return config.accounts.map((account) => ({
     name: account.name,
+    keyVariable: account.keyEnv,
     url: account.url ?? api.url,
     requestsPerMinute: account.requestsPerMinute ?? api.requestsPerMinute,
     burstPerSecond: account.burstPerSecond ?? api.burstPerSecond,

@@ -200,3 +200,47 @@ it("checks the key and each project with one request when asked to connect", asy
   expect(unauthorised.stdout).toContain("check PGCP_API_KEY");
   expect(unauthorised.stdout + unauthorised.stderr).not.toContain("wrong-key-123");
 });
+
+it("checks each account's key, organisations and projects when asked to connect", async () => {
+  const acme = await sim.sim.createOrganization({ name: "Acme", members: ["sim-owner"] });
+  const globex = await sim.sim.createOrganization({ name: "Globex" });
+  await sim.sim.createApiKey({ key: "key-globex-0123", org: globex.id });
+  const inGlobex = (await sim.sim.createProject({ org_id: globex.id })).project.id;
+  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const file = path.join(dir, "config.yaml");
+  await writeFile(
+    file,
+    [
+      `api: { url: "${sim.apiUrl}" }`,
+      "accounts:",
+      `  - { name: people, keyEnv: KEY_PEOPLE, projects: all, orgs: [${acme.id}, ${globex.id}] }`,
+      `  - { name: globex, keyEnv: KEY_GLOBEX, projects: [${inGlobex}] }`,
+      "",
+    ].join("\n"),
+  );
+  const run = await cli(["check-config", "--config", file, "--connect"], {
+    KEY_PEOPLE: sim.apiKey,
+    KEY_GLOBEX: "key-globex-0123",
+  });
+  expect(run.stdout).toContain("accounts:");
+  expect(run.stdout).toContain(
+    `people (${sim.apiUrl}): all (discovered); orgs ${acme.id}, ${globex.id} (discovered)`,
+  );
+  expect(run.stdout).toContain(`globex (${sim.apiUrl}): ${inGlobex}`);
+  expect(run.stdout).toContain("ok      people: the API key can list projects (first: ");
+  expect(run.stdout).toContain(`ok      people: the API key can list the projects of ${acme.id}`);
+  // The personal key's user is no member of Globex: the API answers 404 for it.
+  expect(run.stdout).toMatch(
+    new RegExp(`FAILED {2}people: the API key can list the projects of ${globex.id}: .*404`),
+  );
+  expect(run.stdout).toContain(`ok      globex: ${inGlobex}`);
+  expect(run.code).toBe(1);
+  expect(run.stdout + run.stderr).not.toContain("key-globex-0123");
+
+  const refused = await cli(["check-config", "--config", file, "--connect"], {
+    KEY_PEOPLE: "wrong-key-456",
+    KEY_GLOBEX: "key-globex-0123",
+  });
+  expect(refused.stdout).toContain("(check KEY_PEOPLE)");
+  expect(refused.stdout + refused.stderr).not.toContain("wrong-key-456");
+});

@@ -40,6 +40,7 @@ describe("accounts", () => {
     expect(accounts).toEqual([
       {
         name: "platform",
+        keyVariable: "KEY_PLATFORM",
         key: "k-platform",
         url: "https://console.neon.tech/api/v2",
         requestsPerMinute: 500,
@@ -49,6 +50,7 @@ describe("accounts", () => {
       },
       {
         name: "data",
+        keyVariable: "KEY_DATA",
         key: "k-data",
         url: "https://eu.example.test/api/v2",
         requestsPerMinute: 120,
@@ -58,6 +60,7 @@ describe("accounts", () => {
       },
       {
         name: "legacy",
+        keyVariable: "KEY_LEGACY",
         key: "k-legacy",
         url: "https://console.neon.tech/api/v2",
         requestsPerMinute: 500,
