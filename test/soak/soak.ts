@@ -159,7 +159,9 @@ async function truthOf(
 }
 
 /** Error-level log lines the faults may cause (the API's listing of projects failing). */
-const EXPECTED_ERRORS = new Set(["project discovery failed; retrying"]);
+const EXPECTED_ERRORS = new Set([
+  "project discovery failed; its projects found before are kept, and it is retried",
+]);
 
 /** The log line that shows a fault class handled: a logged failure that names it. */
 const EVIDENCE: Record<ApiFaultClass, (l: LogLine) => boolean> = {
