@@ -51,9 +51,7 @@ export function slicedRendering(
       chunks.push(Buffer.from(pending.join("")));
       pending = [];
       if (performance.now() - sliceStarted < sliceMs) return;
-      await new Promise<void>((resolve) => {
-        setImmediate(resolve);
-      });
+      await nextTurn();
       sliceStarted = performance.now();
     };
     // prom-client joins a family's lines with "\n", the families with "\n\n", and ends with "\n".
@@ -75,6 +73,22 @@ export function slicedRendering(
     }
     pending.push("\n");
     await flush();
-    return Buffer.concat(chunks);
+    // Copied into one buffer in slices too: a body of several MiB takes milliseconds to copy.
+    const body = Buffer.allocUnsafe(chunks.reduce((n, chunk) => n + chunk.length, 0));
+    let offset = 0;
+    for (const chunk of chunks.splice(0)) {
+      offset += chunk.copy(body, offset);
+      if (performance.now() - sliceStarted >= sliceMs) {
+        await nextTurn();
+        sliceStarted = performance.now();
+      }
+    }
+    return body;
   };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
 }
