@@ -436,9 +436,15 @@ export const configSchema = z
       .default({ page: "full" }),
     metrics: z
       .object({
+        /**
+         * How much per-project and per-endpoint detail to export: `minimal` (what the shipped
+         * alert rules read), `standard` (also what the shipped dashboards read) or `full`
+         * (every family); `docs/metrics.md` gives each family's level and series.
+         */
+        detail: z.enum(["minimal", "standard", "full"]).default("standard"),
         /** Also export the duration histogram per project (multiplies its series). */
         perProjectHistograms: z.boolean().default(false),
-        /** Export only these metric families (names); empty exports every family. */
+        /** Export only these of the families the detail level serves (names); empty: all of them. */
         include: z.array(z.string()).default([]),
         /** Never export these metric families (names). */
         exclude: z.array(z.string()).default([]),
@@ -449,7 +455,13 @@ export const configSchema = z
         maxUnknownValues: z.number().int().min(0).max(1000).default(20),
       })
       .strict()
-      .default({ perProjectHistograms: false, include: [], exclude: [], maxUnknownValues: 20 }),
+      .default({
+        detail: "standard",
+        perProjectHistograms: false,
+        include: [],
+        exclude: [],
+        maxUnknownValues: 20,
+      }),
     log: z
       .object({
         level: z

@@ -94,6 +94,7 @@ export async function startExporter(
     projects,
     version: PACKAGE.version,
     revision: REVISION,
+    detail: config.metrics.detail,
     perProjectHistograms: config.metrics.perProjectHistograms,
     ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
     exclude: config.metrics.exclude,

@@ -23,6 +23,17 @@ export type MetricSource =
   /** Read when the rendering is built (limiter, scheduler, build). */
   | "runtime";
 
+/**
+ * How much per-project and per-endpoint detail `/metrics` carries (`metrics.detail`), each
+ * level serving the families of the levels before it too: `minimal`, what the shipped alert
+ * rules read and whether each project is polled; `standard`, also what the shipped dashboards
+ * read, with an endpoint as two series (its info, sizes included, and its current state);
+ * `full`, every family, an endpoint's state as a state set and its sizes as gauges.
+ */
+export const DETAIL_LEVELS = ["minimal", "standard", "full"] as const;
+
+export type DetailLevel = (typeof DETAIL_LEVELS)[number];
+
 /** The sections of the reference. */
 export type MetricGroup = "operations" | "endpoints" | "projects" | "exporter" | "api" | "alerts";
 
@@ -38,6 +49,11 @@ export interface MetricSpec {
   readonly source: MetricSource;
   /** Upper bounds of a histogram's buckets, in `unit`. */
   readonly buckets?: readonly number[];
+  /**
+   * The least detail at which the family is served (`minimal` when absent). Families without
+   * a per-project label are cheap and served at every level.
+   */
+  readonly level?: Exclude<DetailLevel, "minimal">;
   /** Registered only when this option is on, since it multiplies series. */
   readonly optIn?: "perProjectHistograms";
 }
@@ -99,6 +115,7 @@ export const CATALOGUE = [
     unit: "",
     group: "operations",
     source: "state",
+    level: "standard",
   },
   {
     name: "pgcp_operations_stuck",
@@ -117,17 +134,30 @@ export const CATALOGUE = [
     unit: "seconds",
     group: "operations",
     source: "state",
+    level: "full",
   },
 
   // Endpoints: the latest listing; starts and suspends come from the committed totals.
   {
     name: "pgcp_endpoint_info",
     type: "gauge",
-    labels: ["project", "branch", "endpoint", "region_id", "endpoint_type", "host"],
-    help: "Fixed properties of an endpoint; always 1.",
+    labels: [
+      "project",
+      "branch",
+      "endpoint",
+      "region_id",
+      "endpoint_type",
+      "host",
+      "min_compute_units",
+      "max_compute_units",
+      "max_connections",
+      "auto_suspend_delay_seconds",
+    ],
+    help: "Properties of an endpoint, its autoscaling limits, max_connections (empty outside the size table) and auto-suspend delay (+Inf: never) included; always 1.",
     unit: "",
     group: "endpoints",
     source: "listing",
+    level: "standard",
   },
   {
     name: "pgcp_endpoint_state",
@@ -137,6 +167,17 @@ export const CATALOGUE = [
     unit: "",
     group: "endpoints",
     source: "listing",
+    level: "full",
+  },
+  {
+    name: "pgcp_endpoint_current_state",
+    type: "gauge",
+    labels: ["project", "endpoint", "state"],
+    help: "Endpoint state as one series, labelled with the current state (init, active, idle, or any other the API reports); always 1.",
+    unit: "",
+    group: "endpoints",
+    source: "listing",
+    level: "standard",
   },
   {
     name: "pgcp_endpoint_autoscaling_min_compute_units",
@@ -146,6 +187,7 @@ export const CATALOGUE = [
     unit: "compute_units",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_autoscaling_max_compute_units",
@@ -155,6 +197,7 @@ export const CATALOGUE = [
     unit: "compute_units",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_max_connections",
@@ -164,6 +207,7 @@ export const CATALOGUE = [
     unit: "",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_auto_suspend_delay_seconds",
@@ -173,6 +217,7 @@ export const CATALOGUE = [
     unit: "seconds",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_auto_suspend_enabled",
@@ -182,6 +227,7 @@ export const CATALOGUE = [
     unit: "",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_last_active_timestamp_seconds",
@@ -191,6 +237,7 @@ export const CATALOGUE = [
     unit: "seconds",
     group: "endpoints",
     source: "listing",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_starts_total",
@@ -200,6 +247,7 @@ export const CATALOGUE = [
     unit: "",
     group: "endpoints",
     source: "state",
+    level: "full",
   },
   {
     name: "pgcp_endpoint_suspends_total",
@@ -209,6 +257,48 @@ export const CATALOGUE = [
     unit: "",
     group: "endpoints",
     source: "state",
+    level: "full",
+  },
+
+  {
+    name: "pgcp_project_endpoint_starts_total",
+    type: "counter",
+    labels: ["project"],
+    help: "pgcp_endpoint_starts_total summed over the project's endpoints, deleted ones included.",
+    unit: "",
+    group: "endpoints",
+    source: "state",
+    level: "standard",
+  },
+  {
+    name: "pgcp_project_endpoint_suspends_total",
+    type: "counter",
+    labels: ["project"],
+    help: "pgcp_endpoint_suspends_total summed over the project's endpoints, deleted ones included.",
+    unit: "",
+    group: "endpoints",
+    source: "state",
+    level: "standard",
+  },
+  {
+    name: "pgcp_project_autoscaling_min_compute_units",
+    type: "gauge",
+    labels: ["project"],
+    help: "Minimum autoscaling sizes of the project's listed endpoints, summed, in compute units.",
+    unit: "compute_units",
+    group: "endpoints",
+    source: "listing",
+    level: "standard",
+  },
+  {
+    name: "pgcp_project_autoscaling_max_compute_units",
+    type: "gauge",
+    labels: ["project"],
+    help: "Maximum autoscaling sizes of the project's listed endpoints, summed, in compute units.",
+    unit: "compute_units",
+    group: "endpoints",
+    source: "listing",
+    level: "standard",
   },
 
   // Projects: is each project watched properly?
@@ -247,6 +337,7 @@ export const CATALOGUE = [
     unit: "",
     group: "projects",
     source: "state",
+    level: "standard",
   },
 
   // The exporter itself.
@@ -351,6 +442,7 @@ export const CATALOGUE = [
     unit: "",
     group: "exporter",
     source: "runtime",
+    level: "standard",
   },
   {
     name: "pgcp_lease_replicas",
@@ -462,6 +554,7 @@ export const CATALOGUE = [
     unit: "",
     group: "api",
     source: "events",
+    level: "standard",
   },
   {
     name: "pgcp_api_rate_limit_waits_total",

@@ -11,11 +11,13 @@ import {
 } from "../contract/index.js";
 import type { Totals } from "../store/index.js";
 import type { Projections, Sample } from "./projected-family.js";
-import type { ProjectView } from "../sync/index.js";
+import { committed, type ProjectView } from "../sync/index.js";
+import { formatValue } from "./text-format.js";
 
 export const endpointProjections = {
   *pgcp_endpoint_info({ projects }) {
     for (const { project, endpoint: e } of listed(projects)) {
+      const maxConnections = maxConnectionsFor(e.autoscaling_limit_min_cu);
       const labels = {
         project,
         branch: e.branch_id,
@@ -23,8 +25,18 @@ export const endpointProjections = {
         region_id: e.region_id,
         endpoint_type: e.type,
         host: e.host,
+        min_compute_units: formatValue(e.autoscaling_limit_min_cu),
+        max_compute_units: formatValue(e.autoscaling_limit_max_cu),
+        max_connections: maxConnections === undefined ? "" : formatValue(maxConnections),
+        auto_suspend_delay_seconds: formatValue(suspendDelaySeconds(e)),
       };
       yield { labels, value: 1 };
+    }
+  },
+
+  *pgcp_endpoint_current_state({ projects }) {
+    for (const { project, endpoint: e } of listed(projects)) {
+      yield { labels: { project, endpoint: e.id, state: e.current_state }, value: 1 };
     }
   },
 
@@ -50,9 +62,8 @@ export const endpointProjections = {
   pgcp_endpoint_max_connections: ({ projects }) =>
     perEndpoint(projects, (e) => maxConnectionsFor(e.autoscaling_limit_min_cu)),
 
-  // "Never" is +Inf: the exact meaning, and comparisons such as `> 3600` still hold for it.
   pgcp_endpoint_auto_suspend_delay_seconds: ({ projects }) =>
-    perEndpoint(projects, (e) => effectiveSuspendSeconds(e.suspend_timeout_seconds) ?? Infinity),
+    perEndpoint(projects, suspendDelaySeconds),
 
   pgcp_endpoint_auto_suspend_enabled: ({ projects }) =>
     perEndpoint(projects, (e) =>
@@ -68,7 +79,24 @@ export const endpointProjections = {
 
   pgcp_endpoint_suspends_total: ({ projects }) =>
     endpointCounter(projects, (t) => t.endpointSuspends),
+
+  pgcp_project_endpoint_starts_total: ({ projects }) =>
+    projectCounter(projects, (t) => t.endpointStarts),
+
+  pgcp_project_endpoint_suspends_total: ({ projects }) =>
+    projectCounter(projects, (t) => t.endpointSuspends),
+
+  pgcp_project_autoscaling_min_compute_units: ({ projects }) =>
+    perProject(projects, (e) => e.autoscaling_limit_min_cu),
+
+  pgcp_project_autoscaling_max_compute_units: ({ projects }) =>
+    perProject(projects, (e) => e.autoscaling_limit_max_cu),
 } satisfies Partial<Projections>;
+
+/** "Never" is +Inf: the exact meaning, and comparisons such as `> 3600` still hold for it. */
+function suspendDelaySeconds(e: Endpoint): number {
+  return effectiveSuspendSeconds(e.suspend_timeout_seconds) ?? Infinity;
+}
 
 function* listed(
   projects: Iterable<ProjectView>,
@@ -86,6 +114,32 @@ function* perEndpoint(
   for (const { project, endpoint } of listed(projects)) {
     const v = value(endpoint);
     if (v !== undefined) yield { labels: { project, endpoint: endpoint.id }, value: v };
+  }
+}
+
+/** One sample per project whose endpoints are listed: `value` summed over its endpoints. */
+function* perProject(
+  projects: Iterable<ProjectView>,
+  value: (endpoint: Endpoint) => number,
+): Iterable<Sample> {
+  for (const { projectId, endpoints } of projects) {
+    if (endpoints === undefined) continue;
+    const sum = endpoints.reduce((total, e) => total + value(e), 0);
+    yield { labels: { project: projectId }, value: sum };
+  }
+}
+
+/**
+ * A per-project counter from the committed totals: every endpoint they count, listed or not
+ * (deleted), so that the sum never goes down.
+ */
+function* projectCounter(
+  projects: Iterable<ProjectView>,
+  pick: (totals: Totals) => Record<string, number>,
+): Iterable<Sample> {
+  for (const { projectId, state } of committed(projects)) {
+    const sum = Object.values(pick(state.totals)).reduce((total, n) => total + n, 0);
+    yield { labels: { project: projectId }, value: sum };
   }
 }
 

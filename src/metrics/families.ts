@@ -56,12 +56,14 @@ export function registerCatalogue(
     const project = PROJECTIONS[spec.name] as (
       input: ProjectionInput,
     ) => Iterable<Sample & HistogramSeries>;
-    // Read at once, so that the family is one moment's view even when its lines are written
-    // over several slices (committed state is replaced on change, never updated in place).
+    // The projects' views are copied when the family starts, and its series computed from the
+    // copies as its lines are written, over several slices: the family is one moment's view
+    // (a view's state and listing are replaced on change, never updated in place) without
+    // holding all of its series at once.
     const text =
       spec.type === "histogram"
-        ? () => histogramLines(spec.name, spec.buckets, [...project(input)])
-        : () => sampleLines(spec.name, [...project(input)]);
+        ? () => histogramLines(spec.name, spec.buckets, project(moment(input)))
+        : () => sampleLines(spec.name, project(moment(input)));
     texts.push(() => withHeader(spec, text()));
   }
   return {
@@ -71,6 +73,11 @@ export function registerCatalogue(
     },
     texts,
   };
+}
+
+/** The input as of now: a copy of each project's view (its parts are never changed in place). */
+function moment(input: ProjectionInput): ProjectionInput {
+  return { projects: Array.from(input.projects, (view) => ({ ...view })), runtime: input.runtime };
 }
 
 function* withHeader(spec: MetricSpec, lines: Iterable<string>): Generator<string> {

@@ -5,6 +5,8 @@
  */
 export {
   CATALOGUE,
+  DETAIL_LEVELS,
+  type DetailLevel,
   type MetricGroup,
   type MetricName,
   type MetricSource,
@@ -18,4 +20,5 @@ export {
 } from "./exporter-metrics.js";
 export type { Exposition, ExpositionTiming, Rendering } from "./exposition.js";
 export type { AccountProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
-export { renderReference } from "./reference.js";
+export { renderReference, type SeriesCounts } from "./reference.js";
+export { atLevel } from "./selection.js";

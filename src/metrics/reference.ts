@@ -4,12 +4,31 @@
  */
 import {
   CATALOGUE,
+  DETAIL_LEVELS,
   OMITTED_PROCESS_METRICS,
+  type DetailLevel,
   type MetricGroup,
   type MetricSource,
   type MetricSpec,
 } from "./catalogue.js";
 import { DEFAULT_TIMING } from "./exposition.js";
+import { atLevel } from "./selection.js";
+
+/** Series of each family with a per-project label, counted in a rendering of a fleet. */
+export interface SeriesCounts {
+  /** The fleet, as a phrase: "1,000 projects with 10 endpoints each, …". */
+  readonly fleet: string;
+  /** Sample lines per family (a histogram's `_bucket`, `_sum` and `_count` lines included). */
+  readonly byFamily: ReadonlyMap<string, number>;
+}
+
+const LEVEL_MEANING: Readonly<Record<(typeof DETAIL_LEVELS)[number], string>> = {
+  minimal:
+    "what the shipped alert rules read, and whether each project is polled: operations, stuck operations, project health, and every family without a `project` label",
+  standard:
+    "also what the shipped dashboards read; an endpoint is two series, `pgcp_endpoint_info` (its sizes and auto-suspend delay as labels) and `pgcp_endpoint_current_state`, and its starts, suspends and sizes are summed per project",
+  full: "every family: an endpoint's state as a state set, its sizes, limits and last activity as gauges, its starts and suspends as counters",
+};
 
 const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = {
   operations: {
@@ -65,7 +84,8 @@ const SOURCES: Readonly<Record<MetricSource, { meaning: string; restart: string 
   },
 };
 
-export function renderReference(): string {
+/** The reference; `counts` gives the table of series per family (left out without it). */
+export function renderReference(counts?: SeriesCounts): string {
   const lines = [
     "# Metrics reference",
     "",
@@ -98,14 +118,19 @@ export function renderReference(): string {
   lines.push(
     "## Cardinality",
     "",
-    "- `include`: only the listed metric families are registered; `exclude`: the listed ones are",
-    "  not. Both take family names (of this page, including the process metrics); a name that",
-    "  names no family is a configuration error.",
+    "- `detail` (`minimal`, `standard`, the default, or `full`): which families are served, each",
+    "  level with those of the levels before it. Each family's level is given above.",
+    ...DETAIL_LEVELS.map((level) => `  - \`${level}\`: ${LEVEL_MEANING[level]}.`),
+    "- `include`: only the listed metric families of those the level serves are registered (a",
+    "  family the level leaves out is a configuration error); `exclude`: the listed ones are not.",
+    "  Both take family names (of this page, including the process metrics); a name that names no",
+    "  family is a configuration error.",
     "- `perProjectHistograms`: also registers `pgcp_project_operation_duration_seconds`, which",
     "  has one histogram per project, action and status.",
     "- Series per project: `pgcp_operations_total` and the operation duration histograms grow with",
     "  the distinct (action, status) pairs seen; endpoint families with the project's endpoints.",
     "",
+    ...(counts === undefined ? [] : seriesTable(counts)),
     "## Process metrics",
     "",
     "prom-client's default `process_*` and `nodejs_*` families follow the exporter's own, except",
@@ -130,10 +155,61 @@ function section(spec: MetricSpec): string[] {
     `- Type: ${spec.type}`,
     `- Labels: ${spec.labels.length === 0 ? "none" : spec.labels.map((l) => `\`${l}\``).join(", ")}`,
     `- Source: \`${spec.source}\``,
+    `- Level: \`${spec.level ?? "minimal"}\``,
   ];
   if (spec.unit !== "") facts.push(`- Unit: ${spec.unit}`);
   if (spec.buckets !== undefined) facts.push(`- Buckets: ${spec.buckets.join(", ")}`);
   return [`### \`${spec.name}\``, "", text(spec.help), "", ...facts, ""];
+}
+
+/** The series of each family with a `project` label, and their sum at each level. */
+function seriesTable(counts: SeriesCounts): string[] {
+  const perProject = (CATALOGUE as readonly MetricSpec[]).filter((spec) =>
+    spec.labels.includes("project"),
+  );
+  const count = (name: string) => counts.byFamily.get(name) ?? 0;
+  const rows = perProject.map((spec) => {
+    const served = (level: DetailLevel) => spec.optIn !== undefined || atLevel(spec, level);
+    const cells = DETAIL_LEVELS.map((level) => (served(level) ? thousands(count(spec.name)) : ""));
+    const level = spec.optIn === undefined ? (spec.level ?? "minimal") : spec.optIn;
+    return [`\`${spec.name}\``, `\`${level}\``, ...cells];
+  });
+  const summed = perProject.filter((spec) => spec.optIn === undefined);
+  const totals = DETAIL_LEVELS.map((level) =>
+    thousands(summed.filter((spec) => atLevel(spec, level)).reduce((n, s) => n + count(s.name), 0)),
+  );
+  return [
+    "### Series per family",
+    "",
+    `Series of the families with a \`project\` label, counted in a rendering of ${counts.fleet}, at each level (the families without one add a few hundred series at most, whatever the number of projects; \`docs/performance.md\` gives whole scrapes, bytes included). A histogram counts its \`_bucket\`, \`_sum\` and \`_count\` series. An empty cell: not served at that level; 0: the family has series only while something is the case (an open or stuck operation, a blocked project, a lease, an anomaly, a dropped alert), which this fleet has not. The per-project histogram is served at any level once \`perProjectHistograms\` is on, and is left out of the sums.`,
+    "",
+    ...table(
+      ["family", "level", ...DETAIL_LEVELS],
+      [...rows, ["all of them", "", ...totals]],
+      (column) => column >= 2,
+    ),
+    "",
+  ];
+}
+
+/** A Markdown table with its columns padded as prettier pads them. */
+function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: (column: number) => boolean,
+): string[] {
+  const widths = header.map((h, c) =>
+    Math.max(3, h.length, ...rows.map((r) => (r[c] ?? "").length)),
+  );
+  const pad = (cell: string, c: number) =>
+    rightAligned(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0);
+  const line = (cells: readonly string[]) => `| ${cells.map(pad).join(" | ")} |`;
+  const rule = widths.map((w, c) => (rightAligned(c) ? `${"-".repeat(w - 1)}:` : "-".repeat(w)));
+  return [line(header), `| ${rule.join(" | ")} |`, ...rows.map(line)];
+}
+
+function thousands(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 /** Markdown text: `<word>` would read as an HTML tag. */

@@ -1,10 +1,14 @@
 /**
- * Cardinality controls: which families are registered at all. A name in `include` or `exclude`
- * that names no family is a configuration error, reported rather than silently ignored.
+ * Cardinality controls: which families are registered at all. The detail level chooses the
+ * families first; `include` and `exclude` then choose among them. A name in `include` or
+ * `exclude` that names no family, or an included family the level leaves out, is a
+ * configuration error, reported rather than silently ignored.
  */
-import type { MetricSpec } from "./catalogue.js";
+import { CATALOGUE, DETAIL_LEVELS, type DetailLevel, type MetricSpec } from "./catalogue.js";
 
 export interface SelectionOptions {
+  /** How much per-project and per-endpoint detail is served (default `standard`). */
+  readonly detail?: DetailLevel;
   /** Only these families (all when absent). */
   readonly include?: readonly string[];
   /** Never these families. */
@@ -25,15 +29,37 @@ export function nameFilter(
       throw new Error(`metrics ${list} names unknown metrics: ${unknown.join(", ")}`);
     }
   }
+  const detail = options.detail ?? DEFAULT_DETAIL;
+  const above = CATALOGUE.filter((spec) => !atLevel(spec, detail)).map((spec) => spec.name);
+  const dropped = (options.include ?? []).filter((name) => (above as string[]).includes(name));
+  if (dropped.length > 0) {
+    throw new Error(
+      `metrics include names metrics that detail ${detail} does not serve: ${dropped.join(", ")} (set metrics.detail to full)`,
+    );
+  }
   const include = options.include === undefined ? undefined : new Set(options.include);
   const exclude = new Set(options.exclude);
   return (name) => (include === undefined || include.has(name)) && !exclude.has(name);
 }
 
-/** Whether a catalogue entry is registered: selected by name and, if opt-in, opted in. */
+export const DEFAULT_DETAIL: DetailLevel = "standard";
+
+/** Whether a family is served at a detail level: its own level or a later one. */
+export function atLevel(spec: MetricSpec, detail: DetailLevel): boolean {
+  return DETAIL_LEVELS.indexOf(spec.level ?? "minimal") <= DETAIL_LEVELS.indexOf(detail);
+}
+
+/**
+ * Whether a catalogue entry is registered: at the detail level, selected by name and, if
+ * opt-in, opted in (the opt-in family is served at every level once it is opted in).
+ */
 export function specFilter(
   byName: (name: string) => boolean,
   options: SelectionOptions,
 ): (spec: MetricSpec) => boolean {
-  return (spec) => byName(spec.name) && (spec.optIn === undefined || options[spec.optIn] === true);
+  const detail = options.detail ?? DEFAULT_DETAIL;
+  return (spec) =>
+    byName(spec.name) &&
+    atLevel(spec, detail) &&
+    (spec.optIn === undefined || options[spec.optIn] === true);
 }

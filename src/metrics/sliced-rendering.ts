@@ -42,18 +42,19 @@ export function slicedRendering(
   families: readonly FamilyText[],
   sliceMs = RENDER_SLICE_MS,
 ): () => Promise<Buffer> {
+  // The previous body's size: the next one is written into one buffer of about that size.
+  let lastBytes = 0;
   return async () => {
-    // Encoded a few hundred lines at a time, so that no step handles the whole body at once.
-    const chunks: Buffer[] = [];
+    // Encoded a few hundred lines at a time, so that no step handles the whole body at once,
+    // straight into the body: no pieces to gather and copy once it is done.
+    const body = new BodyBuffer(lastBytes);
     let pending: string[] = [];
     let sliceStarted = performance.now();
     const flush = async (): Promise<void> => {
-      chunks.push(Buffer.from(pending.join("")));
+      body.append(pending.join(""));
       pending = [];
       if (performance.now() - sliceStarted < sliceMs) return;
-      await new Promise<void>((resolve) => {
-        setImmediate(resolve);
-      });
+      await nextTurn();
       sliceStarted = performance.now();
     };
     // prom-client joins a family's lines with "\n", the families with "\n\n", and ends with "\n".
@@ -75,6 +76,44 @@ export function slicedRendering(
     }
     pending.push("\n");
     await flush();
-    return Buffer.concat(chunks);
+    const done = body.done();
+    lastBytes = done.length;
+    return done;
   };
+}
+
+/**
+ * A body written in pieces into one buffer, sized from the previous body's size (which the
+ * next one is usually close to) and grown by half when a piece does not fit. Holding the
+ * pieces and copying them together at the end would allocate the body twice over.
+ */
+class BodyBuffer {
+  #buffer: Buffer;
+  #used = 0;
+
+  constructor(expectedBytes: number) {
+    this.#buffer = Buffer.allocUnsafe(Math.ceil(expectedBytes * 1.02) + 65_536);
+  }
+
+  append(text: string): void {
+    const bytes = Buffer.byteLength(text);
+    if (this.#used + bytes > this.#buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 1.5, this.#used + bytes));
+      this.#buffer.copy(grown, 0, 0, this.#used);
+      this.#buffer = grown;
+    }
+    this.#used += this.#buffer.write(text, this.#used);
+  }
+
+  /** The body written; a copy of its own when the buffer is much larger than it. */
+  done(): Buffer {
+    const body = this.#buffer.subarray(0, this.#used);
+    return this.#buffer.length - this.#used > 65_536 + this.#used / 16 ? Buffer.from(body) : body;
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
 }

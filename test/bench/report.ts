@@ -99,7 +99,8 @@ export function report(r: Results): string {
         ) +
         (zipped.length === 0
           ? ""
-          : `\n\nScrapes asking for gzip (the same rounds):\n\n` + gzipTable(zipped)),
+          : `\n\nScrapes asking for gzip (the same rounds):\n\n` + gzipTable(zipped)) +
+        levelsTable(r.scrape),
     );
   }
 
@@ -183,6 +184,37 @@ export function report(r: Results): string {
     );
   }
   return `${parts.join("\n\n")}\n`;
+}
+
+/** Series and bytes at each detail level, against the full level (results that have them). */
+function levelsTable(points: readonly ScrapePoint[]): string {
+  const rows = points.flatMap((p) => {
+    const levels = p.levels ?? [];
+    const full = levels.find((l) => l.detail === "full");
+    if (full === undefined) return [];
+    return levels.map((l) => [
+      n(p.projects),
+      l.detail,
+      `${n(l.series)} (${n(l.series / full.series)})`,
+      `${mb(l.bytes)} (${n(l.bytes / full.bytes)})`,
+      `${mb(l.gzipBytes)} (${n(l.gzipBytes / full.gzipBytes)})`,
+    ]);
+  });
+  if (rows.length === 0) return "";
+  const timed = points.find((p) => p.levels !== undefined);
+  return (
+    `\n\nWhat a scrape holds at each \`metrics.detail\` (latencies above at ` +
+    `\`${timed?.detail ?? ""}\`), and as a share of \`full\`:\n\n` +
+    table(["projects", "detail", "series", "bytes", "gzip bytes"], rows) +
+    `\n\nExporter memory after the scrapes, RSS / peak RSS / heap used:\n\n` +
+    points
+      .flatMap(({ projects, memory: m }) =>
+        m === undefined
+          ? []
+          : [`- ${n(projects)} projects: ${mb(m.rss)} / ${mb(m.peakRss)} / ${mb(m.heapUsed)}`],
+      )
+      .join("\n")
+  );
 }
 
 function gzipTable(points: readonly ScrapePoint[]): string {

@@ -27,6 +27,17 @@ describe("configuration", () => {
     expect(config.stuck.actions).toEqual({ start_compute: 120 });
   });
 
+  it("serves the standard metric detail unless told otherwise, and names the levels it takes", async () => {
+    const env = { PGCP_API_KEY: "k", PGCP_PROJECTS: "alpha-1" };
+    expect((await loadConfig({ env })).metrics.detail).toBe("standard");
+    const minimal = await fileWith("metrics:\n  detail: minimal\n");
+    expect((await loadConfig({ file: minimal, env })).metrics.detail).toBe("minimal");
+    const wrong = await fileWith("metrics:\n  detail: verbose\n");
+    const problems = await problemsOf(loadConfig({ file: wrong, env }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^metrics\.detail: .*"minimal".*"standard".*"full"/);
+  });
+
   it("applies file, then environment, then flags", async () => {
     const file = await fileWith(
       "api:\n  url: http://file.example/api/v2\nprojects: [a-1]\npoll:\n  interval: 1m\n",

@@ -137,6 +137,8 @@ beforeAll(async () => {
       poll: { interval: 1, fastInterval: 1, endpointsInterval: 1, backfill: "2h" },
       stuck: { default: 300, actions: { start_compute: 30 } },
       alerts: { outboxLimit: 5 },
+      // The default level, stated: the dashboards and the alert rules must work with it.
+      metrics: { detail: "standard" },
       sinks: Object.keys(SINKS).map((sink) => ({
         name: sink,
         kind: "webhook",

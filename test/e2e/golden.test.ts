@@ -1,9 +1,11 @@
 /**
  * Golden exposition test: a scripted simulator history, polled by the real exporter
- * (`startExporter`: daemon, metrics and HTTP server in-process), and every metric family of
- * `/metrics`, fetched over HTTP, compared with `test/metrics/golden/e2e-history.prom` as
- * sorted, whitespace-normalised sample lines. `UPDATE_GOLDEN=1` rewrites the file; review the
- * diff against the expectations written out below before committing it.
+ * (`startExporter`: daemon, metrics and HTTP server in-process) at each detail level (three
+ * exporters, each with its own state, polled one after the other at every step), and every
+ * metric family of each one's `/metrics`, fetched over HTTP, compared with
+ * `test/metrics/golden/e2e-history.<level>.prom` as sorted, whitespace-normalised sample lines.
+ * `UPDATE_GOLDEN=1` rewrites the files; review the diff against the expectations written out
+ * below before committing them.
  *
  * Determinism: the simulator's clock is manual and the test polls (`daemon.pollAll()`) and
  * lists endpoints itself after each clock step; the scheduler is stopped at once so that no
@@ -82,12 +84,16 @@
  *   pgcp_api_retries_total: listOperations http_503 1. No 429, and 12 requests stay far within
  *   the limiter's burst: no rate-limit wait or pause series.
  * - Alert families (pgcp_alert*): no alert sink is configured, so none has a series.
+ * - At standard, pgcp_endpoint_info carries the sizes above as labels, and
+ *   pgcp_endpoint_current_state is RW idle and RO active; per project, starts 3 and suspends 2
+ *   (the sums of the endpoints' counters), min CU 0.75 and max CU 2.25. At minimal, no endpoint
+ *   family but the listing counter, and neither the retries nor the catching-up flag.
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CATALOGUE } from "../../src/metrics/index.js";
+import { CATALOGUE, DETAIL_LEVELS, atLevel, type DetailLevel } from "../../src/metrics/index.js";
 import { PACKAGE, REVISION } from "../../src/version.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { truthArrivals } from "../sync/support.js";
@@ -100,7 +106,8 @@ import {
   type TestExporter,
 } from "./support/exporter.js";
 
-const GOLDEN_FILE = fileURLToPath(new URL("../metrics/golden/e2e-history.prom", import.meta.url));
+const goldenFile = (level: DetailLevel) =>
+  fileURLToPath(new URL(`../metrics/golden/e2e-history.${level}.prom`, import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
 
 /** Simulated length of the history, and how far the wall clock is ahead of its end. */
@@ -153,11 +160,13 @@ interface Ids {
 }
 
 let t: TestSimulator | undefined;
-let exp: TestExporter | undefined;
-let state: { remove(): Promise<void> } | undefined;
+const exporters = new Map<DetailLevel, TestExporter>();
+const states: { remove(): Promise<void> }[] = [];
 let ids: Ids;
 let s0: number;
 let wallStartS: number;
+/** Each level's rendering; `rendering` is the full one. */
+const renderings = new Map<DetailLevel, string>();
 let rendering: string;
 let arrivalsFromTruth: Record<string, number>;
 
@@ -183,24 +192,40 @@ beforeAll(async () => {
   );
   const epRw = listed.body.endpoints[0]!.id;
 
-  const dir = await tempDir("pgcp-e2e-golden-");
-  state = dir;
-  const exporter = await startTestExporter(simulator, {
-    projects: [project],
-    state: { dir: dir.dir },
-    poll: { interval: NEVER, fastInterval: NEVER, endpointsInterval: NEVER },
-    stuck: { default: 60, actions: { start_compute: 30 } },
-    metrics: { perProjectHistograms: true },
-  });
-  exp = exporter;
-  const { daemon } = exporter.exporter;
-  // The test drives every poll and listing; the scheduler must not add its own.
-  const [account] = daemon.accounts;
-  if (account === undefined) throw new Error("the single-key settings make one account");
-  await account.scheduler.stop();
-  const poll = () => daemon.pollAll();
+  for (const detail of DETAIL_LEVELS) {
+    const dir = await tempDir("pgcp-e2e-golden-");
+    states.push(dir);
+    const exporter = await startTestExporter(simulator, {
+      projects: [project],
+      state: { dir: dir.dir },
+      poll: { interval: NEVER, fastInterval: NEVER, endpointsInterval: NEVER },
+      stuck: { default: 60, actions: { start_compute: 30 } },
+      metrics: { detail, perProjectHistograms: true },
+    });
+    exporters.set(detail, exporter);
+    // The test drives every poll and listing; the scheduler must not add its own.
+    for (const account of exporter.exporter.daemon.accounts) await account.scheduler.stop();
+  }
+  const daemons = [...exporters.values()].map((e) => e.exporter.daemon);
+  /** The single-key settings make one account: its scheduler's jobs are the daemon's. */
+  const schedulerOf = (daemon: (typeof daemons)[number]) => {
+    const [account] = daemon.accounts;
+    if (account === undefined) throw new Error("the single-key settings make one account");
+    return account.scheduler;
+  };
+  /** Each exporter polls in turn; `before` runs before each one's poll (a fault for each). */
+  const poll = async (before?: () => Promise<unknown>) => {
+    for (const daemon of daemons) {
+      await before?.();
+      await daemon.pollAll();
+    }
+  };
   // The daemon's own listing job (what the scheduler runs when a listing is due).
-  const list = () => account.scheduler["jobs"].listEndpoints(project, new AbortController().signal);
+  const list = async () => {
+    for (const daemon of daemons) {
+      await schedulerOf(daemon)["jobs"].listEndpoints(project, new AbortController().signal);
+    }
+  };
   const endpointCall = async (endpoint: string, call: "start" | "suspend") => {
     const answer = await simulator.api(
       "POST",
@@ -278,8 +303,10 @@ beforeAll(async () => {
 
   // t=15
   await sim.advance(5);
-  await sim.addFault({ route: "listOperations", kind: "status", status: 503, count: 1 });
-  await poll(); // P4, its first request answered 503 and repeated
+  // P4, its first request answered 503 and repeated
+  await poll(() =>
+    sim.addFault({ route: "listOperations", kind: "status", status: 503, count: 1 }),
+  );
 
   // t=30
   await sim.advance(15);
@@ -333,15 +360,18 @@ beforeAll(async () => {
   await poll(); // P9
   await list(); // L2
 
-  await exporter.exporter.metrics.refresh();
-  rendering = await scrape(exporter.url);
+  for (const [detail, exporter] of exporters) {
+    await exporter.exporter.metrics.refresh();
+    renderings.set(detail, await scrape(exporter.url));
+  }
+  rendering = renderings.get("full")!;
   arrivalsFromTruth = await truthArrivals(simulator, project, new Date(s0 * 1000).toISOString());
 });
 
 afterAll(async () => {
-  await exp?.stop();
+  for (const exporter of exporters.values()) await exporter.stop();
   await t?.close();
-  await state?.remove();
+  for (const dir of states) await dir.remove();
 });
 
 /** `name{labels} value` with ids, volatile values and labels normalised; undefined: dropped. */
@@ -439,20 +469,29 @@ function parseGolden(text: string): Map<string, string[]> {
 }
 
 describe("golden /metrics of a scripted history", () => {
-  it("matches the golden file, family by family", async () => {
-    const actual = sections(rendering);
-    if (UPDATE) {
-      await mkdir(path.dirname(GOLDEN_FILE), { recursive: true });
-      await writeFile(GOLDEN_FILE, formatGolden(actual));
-    }
-    const golden = parseGolden(await readFile(GOLDEN_FILE, "utf8"));
-    // Every catalogue family is served (all are selected), and nothing else but process ones.
-    expect([...actual.keys()].sort()).toEqual(CATALOGUE.map((s) => s.name as string).sort());
-    expect([...golden.keys()].sort()).toEqual([...actual.keys()].sort());
-    for (const [name, lines] of actual) {
-      expect.soft(lines, `${name} (UPDATE_GOLDEN=1 rewrites the file)`).toEqual(golden.get(name));
-    }
-  });
+  it.each(DETAIL_LEVELS)(
+    "matches the golden file at %s detail, family by family",
+    async (level) => {
+      const actual = sections(renderings.get(level)!);
+      const file = goldenFile(level);
+      if (UPDATE) {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, formatGolden(actual));
+      }
+      const golden = parseGolden(await readFile(file, "utf8"));
+      // Every catalogue family of the level is served (the opt-in one is on), and nothing else
+      // but process ones.
+      expect([...actual.keys()].sort()).toEqual(
+        CATALOGUE.filter((s) => atLevel(s, level))
+          .map((s) => s.name as string)
+          .sort(),
+      );
+      expect([...golden.keys()].sort()).toEqual([...actual.keys()].sort());
+      for (const [name, lines] of actual) {
+        expect.soft(lines, `${name} (UPDATE_GOLDEN=1 rewrites the file)`).toEqual(golden.get(name));
+      }
+    },
+  );
 
   it("counts exactly the simulator's arrivals", () => {
     const counted: Record<string, number> = {};

@@ -4,7 +4,7 @@
  * retries, cancellations, slow operations, auto-suspends, availability checks) on its own
  * schedule: endpoints in every state (init, active, idle; auto-suspend off: +Inf), an unknown
  * operation status, operation retries, a blocked project, API retries and a rate-limit pause,
- * the per-project histograms on. promtool prints its lint
+ * every family (`detail: full`) and the per-project histograms on. promtool prints its lint
  * findings on stdout or stderr: any line is a failure, as is a non-zero exit code.
  */
 import { spawnSync } from "node:child_process";
@@ -129,7 +129,8 @@ beforeAll(async () => {
     state: { dir: state.dir },
     poll: { interval: 1, fastInterval: 1, endpointsInterval: 1, backfill: "3h" },
     stuck: { default: 300, actions: { start_compute: 30 } },
-    metrics: { perProjectHistograms: true },
+    // Every family: the check covers all of them.
+    metrics: { detail: "full", perProjectHistograms: true },
   });
   await waitFor("the first poll of every project", async () =>
     samplesNamed(await scrape(exporter!.url), "pgcp_project_up").filter((s) => s.value === 1)

@@ -5,20 +5,81 @@ import { closeAll, family, lines, metricsFor, render, samples } from "./support/
 afterEach(closeAll);
 
 describe("endpoint metrics", () => {
-  it("renders an info series per endpoint", async () => {
-    const metrics = metricsFor();
+  it("renders an info series per endpoint, its sizes and auto-suspend delay as labels", async () => {
+    const metrics = metricsFor({ detail: "standard" });
     metrics.endpointsListed("p-1", [
-      endpoint("p-1", "ep-rw"),
-      endpoint("p-1", "ep-ro", { type: "read_only", branch_id: "br-dev" }),
+      endpoint("p-1", "ep-rw", { autoscaling_limit_min_cu: 2, autoscaling_limit_max_cu: 8 }),
+      endpoint("p-1", "ep-ro", {
+        type: "read_only",
+        branch_id: "br-dev",
+        autoscaling_limit_min_cu: 0.75,
+        suspend_timeout_seconds: -1,
+      }),
     ]);
     expect(family(await render(metrics), "pgcp_endpoint_info")).toEqual(
       lines(`
-        # HELP pgcp_endpoint_info Fixed properties of an endpoint; always 1.
+        # HELP pgcp_endpoint_info Properties of an endpoint, its autoscaling limits, max_connections (empty outside the size table) and auto-suspend delay (+Inf: never) included; always 1.
         # TYPE pgcp_endpoint_info gauge
-        pgcp_endpoint_info{project="p-1",branch="br-main",endpoint="ep-rw",region_id="aws-eu-central-1",endpoint_type="read_write",host="ep-rw.eu-central-1.example.net"} 1
-        pgcp_endpoint_info{project="p-1",branch="br-dev",endpoint="ep-ro",region_id="aws-eu-central-1",endpoint_type="read_only",host="ep-ro.eu-central-1.example.net"} 1
+        pgcp_endpoint_info{project="p-1",branch="br-main",endpoint="ep-rw",region_id="aws-eu-central-1",endpoint_type="read_write",host="ep-rw.eu-central-1.example.net",min_compute_units="2",max_compute_units="8",max_connections="901",auto_suspend_delay_seconds="300"} 1
+        pgcp_endpoint_info{project="p-1",branch="br-dev",endpoint="ep-ro",region_id="aws-eu-central-1",endpoint_type="read_only",host="ep-ro.eu-central-1.example.net",min_compute_units="0.75",max_compute_units="1",max_connections="",auto_suspend_delay_seconds="+Inf"} 1
       `),
     );
+  });
+
+  it("renders the current state as one series per endpoint, whatever the state", async () => {
+    const metrics = metricsFor({ detail: "standard" });
+    metrics.endpointsListed("p-1", [
+      endpoint("p-1", "ep-1", { current_state: "active" }),
+      endpoint("p-1", "ep-2", { current_state: "hibernating" }),
+    ]);
+    const text = await render(metrics);
+    expect(samples(text, "pgcp_endpoint_current_state")).toEqual(
+      lines(`
+        pgcp_endpoint_current_state{project="p-1",endpoint="ep-1",state="active"} 1
+        pgcp_endpoint_current_state{project="p-1",endpoint="ep-2",state="hibernating"} 1
+      `),
+    );
+    // The state set is for the full level only.
+    expect(family(text, "pgcp_endpoint_state")).toEqual([]);
+  });
+
+  it("sums the listed endpoints' sizes per project", async () => {
+    const metrics = metricsFor({ detail: "standard" });
+    metrics.endpointsListed("p-1", [
+      endpoint("p-1", "ep-1", { autoscaling_limit_min_cu: 2, autoscaling_limit_max_cu: 8 }),
+      endpoint("p-1", "ep-2", { autoscaling_limit_min_cu: 0.25, autoscaling_limit_max_cu: 1 }),
+    ]);
+    metrics.endpointsListed("p-2", []);
+    const text = await render(metrics);
+    const sums = ["min", "max"].flatMap((bound) =>
+      samples(text, `pgcp_project_autoscaling_${bound}_compute_units`),
+    );
+    expect(sums).toEqual([
+      'pgcp_project_autoscaling_min_compute_units{project="p-1"} 2.25',
+      'pgcp_project_autoscaling_min_compute_units{project="p-2"} 0',
+      'pgcp_project_autoscaling_max_compute_units{project="p-1"} 9',
+      'pgcp_project_autoscaling_max_compute_units{project="p-2"} 0',
+    ]);
+  });
+
+  it("sums starts and suspends per project, those of deleted endpoints included", async () => {
+    const metrics = metricsFor({ detail: "standard" });
+    metrics.stateLoaded(
+      "p-1",
+      projectState("p-1", {
+        endpointStarts: { "ep-1": 4, "ep-gone": 3 },
+        endpointSuspends: { "ep-1": 2 },
+      }),
+    );
+    metrics.endpointsListed("p-1", [endpoint("p-1", "ep-1")]);
+    const text = await render(metrics);
+    expect(samples(text, "pgcp_project_endpoint_starts_total")).toEqual([
+      'pgcp_project_endpoint_starts_total{project="p-1"} 7',
+    ]);
+    expect(samples(text, "pgcp_project_endpoint_suspends_total")).toEqual([
+      'pgcp_project_endpoint_suspends_total{project="p-1"} 2',
+    ]);
+    expect(family(text, "pgcp_endpoint_starts_total")).toEqual([]);
   });
 
   it("renders the state as a state set, with an unknown state as a series of its own", async () => {

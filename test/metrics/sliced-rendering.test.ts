@@ -105,6 +105,16 @@ describe("the sliced rendering of families of our own", () => {
     expect(many.loopRanWithin()).toBe(false);
   });
 
+  it("writes each rendering whole, whether it is larger or smaller than the one before", async () => {
+    const sized = (count: number) =>
+      Array.from({ length: count }, (_, i) => `test_sized{i="${i}"} ${i}`);
+    let count = 0;
+    const render = slicedRendering([() => sized(count)], 0);
+    for (count of [10, 20_000, 100, 50_000, 0]) {
+      expect((await render()).toString(), `${count} lines`).toBe(`${sized(count).join("\n")}\n`);
+    }
+  });
+
   it("lets the event loop run inside a family of many series, and writes the same bytes", async () => {
     const many = manyLines();
     expect((await slicedRendering([many.lines], 0)()).toString()).toBe(`${expected}\n`);

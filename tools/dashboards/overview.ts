@@ -24,7 +24,7 @@ const FAILURES = sel("pgcp_operations_total", FAILED);
 
 /** Endpoints of the latest listings, one series per current state. */
 const ENDPOINTS_BY_STATE = {
-  expr: `count by (state) (${sel("pgcp_endpoint_state")} == 1)`,
+  expr: `count by (state) (${sel("pgcp_endpoint_current_state")})`,
   legend: "{{state}}",
 };
 
@@ -109,8 +109,10 @@ export function overviewDashboard(): Dashboard {
       countStat({
         title: "Cold starts",
         description:
-          "Finished `start_compute` operations of listed endpoints in the time range: computes started from idle.",
-        queries: [{ expr: `sum(increase(${sel("pgcp_endpoint_starts_total")}[$__range]))` }],
+          "Finished `start_compute` operations of the projects' endpoints in the time range: computes started from idle.",
+        queries: [
+          { expr: `sum(increase(${sel("pgcp_project_endpoint_starts_total")}[$__range]))` },
+        ],
         thresholds: thresholds("blue"),
       }),
     )
@@ -210,11 +212,11 @@ export function overviewDashboard(): Dashboard {
           "Sum of the endpoints' minimum and maximum autoscaling sizes, in compute units (1 CU = 1 vCPU, 4 GB RAM).",
         queries: [
           {
-            expr: `sum(${sel("pgcp_endpoint_autoscaling_min_compute_units")})`,
+            expr: `sum(${sel("pgcp_project_autoscaling_min_compute_units")})`,
             legend: "minimum",
           },
           {
-            expr: `sum(${sel("pgcp_endpoint_autoscaling_max_compute_units")})`,
+            expr: `sum(${sel("pgcp_project_autoscaling_max_compute_units")})`,
             legend: "maximum",
           },
         ],
@@ -226,10 +228,10 @@ export function overviewDashboard(): Dashboard {
       graphPanel({
         title: "Cold starts and suspends",
         description:
-          "Finished `start_compute` (cold starts) and `suspend_compute` operations of listed endpoints per interval, by project.",
+          "Finished `start_compute` (cold starts) and `suspend_compute` operations of the project's endpoints per interval, by project.",
         queries: [
-          sumBy(["project"], perInterval(sel("pgcp_endpoint_starts_total")), "starts"),
-          sumBy(["project"], perInterval(sel("pgcp_endpoint_suspends_total")), "suspends"),
+          sumBy(["project"], perInterval(sel("pgcp_project_endpoint_starts_total")), "starts"),
+          sumBy(["project"], perInterval(sel("pgcp_project_endpoint_suspends_total")), "suspends"),
         ],
         unit: "short",
         bars: true,
@@ -264,12 +266,17 @@ export function overviewDashboard(): Dashboard {
           "Each endpoint of the latest listings: its state and autoscaling limits (compute units), and the idle time after which it suspends (+Inf: never).",
         queries: [
           {
-            expr: perEndpoint(sel("pgcp_endpoint_info"), "branch", "endpoint_type", "region_id"),
+            expr: perEndpoint(
+              sel("pgcp_endpoint_info"),
+              "branch",
+              "endpoint_type",
+              "region_id",
+              "min_compute_units",
+              "max_compute_units",
+              "auto_suspend_delay_seconds",
+            ),
           },
-          { expr: perEndpoint(`${sel("pgcp_endpoint_state")} == 1`, "state") },
-          { expr: perEndpoint(sel("pgcp_endpoint_autoscaling_min_compute_units")) },
-          { expr: perEndpoint(sel("pgcp_endpoint_autoscaling_max_compute_units")) },
-          { expr: perEndpoint(sel("pgcp_endpoint_auto_suspend_delay_seconds")) },
+          { expr: perEndpoint(sel("pgcp_endpoint_current_state"), "state") },
         ],
         transformations: [
           { id: "merge", options: {} },
@@ -284,21 +291,20 @@ export function overviewDashboard(): Dashboard {
                 endpoint_type: 3,
                 region_id: 4,
                 state: 5,
-                "Value #C": 6,
-                "Value #D": 7,
-                "Value #E": 8,
+                min_compute_units: 6,
+                max_compute_units: 7,
+                auto_suspend_delay_seconds: 8,
               },
               renameByName: {
                 endpoint_type: "type",
                 region_id: "region",
-                "Value #C": "min CU",
-                "Value #D": "max CU",
-                "Value #E": "suspends after",
+                min_compute_units: "min CU",
+                max_compute_units: "max CU",
+                auto_suspend_delay_seconds: "suspends after (s)",
               },
             },
           },
         ],
-        overrides: [{ name: "suspends after", properties: [{ id: "unit", value: "s" }] }],
         sortBy: { displayName: "project" },
         width: 24,
         height: 10,

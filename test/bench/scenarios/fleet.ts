@@ -204,6 +204,11 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
         const finalPlan = await worker.run("scheduler");
         // Live memory (after a collection); the peak RSS is the whole run's.
         const memory = await worker.run("gc");
+        const snapshots = process.env.BENCH_HEAP_SNAPSHOT;
+        if (snapshots !== undefined && snapshots !== "") {
+          const file = path.join(snapshots, `fleet-${options.projects}.heapsnapshot`);
+          ctx.log(`heap snapshot: ${(await worker.run("heapSnapshot", { file })).file}`);
+        }
         await worker.run("stop");
 
         const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });

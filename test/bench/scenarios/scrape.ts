@@ -5,7 +5,9 @@
  * that the metrics keep changing and the rendering keeps being rebuilt). Baseline: a bare
  * node:http server in its own process returning a buffer of the same bytes (and, to a scrape
  * asking for gzip, a buffer of the exporter's gzip bytes). Scrapes go to both in turn from the
- * driver's process, one at a time, over kept-alive connections, plain and in gzip.
+ * driver's process, one at a time, over kept-alive connections, plain and in gzip. Latency is
+ * measured at the default detail (`standard`); afterwards the same exporter process is
+ * restarted at each other level on the same state, to count its series and bytes.
  */
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -20,7 +22,9 @@ import {
   startSimWorker,
   type BenchContext,
 } from "../lib/context.js";
+import type { MemorySnapshot } from "../lib/process-stats.js";
 import { startWorker, workerPath } from "../lib/rpc.js";
+import { DETAIL_LEVELS, type DetailLevel } from "../../../src/metrics/index.js";
 import {
   median,
   percentiles,
@@ -60,7 +64,23 @@ export interface ScrapePoint {
   readonly renderMs: number;
   /** Time to set the scenario up (data, catch-up, every endpoint listed), seconds. */
   readonly setupSeconds: number;
+  /** The detail level the latencies were measured at. */
+  readonly detail: DetailLevel;
+  /** The exporter process's memory after the scrapes (its peak RSS included; absent in older results). */
+  readonly memory?: MemorySnapshot;
+  /** What a scrape holds at each detail level: sample lines (series), bytes plain and in gzip. */
+  readonly levels?: readonly LevelSize[];
 }
+
+export interface LevelSize {
+  readonly detail: DetailLevel;
+  readonly series: number;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+}
+
+/** The level scrapes are timed at: the default. */
+const TIMED_DETAIL: DetailLevel = "standard";
 
 interface LoopDelay {
   readonly p50: number;
@@ -123,22 +143,20 @@ export async function measureScrape(
       dir: stateDir,
       projects: seeded.projectIds.map((id) => ({ id, second: Math.floor(nowMs / 1000) - 90_000 })),
     });
-    const started = await worker.run("start", {
-      config: {
-        // No budget, and enough jobs per tick to list every project's endpoints in seconds.
-        api: {
-          url: sim.apiUrl,
-          key: API_KEY,
-          requestsPerMinute: 1e9,
-          burstPerSecond: 1e9,
-          concurrency: 200,
-        },
-        projects: seeded.projectIds,
-        state: { dir: stateDir },
-        listen: "127.0.0.1:0",
+    const config = (detail: DetailLevel) => ({
+      // No budget, and enough jobs per tick to list every project's endpoints in seconds.
+      api: {
+        url: sim.apiUrl,
+        key: API_KEY,
+        requestsPerMinute: 1e9,
+        burstPerSecond: 1e9,
+        concurrency: 200,
       },
+      projects: seeded.projectIds,
+      state: { dir: stateDir },
+      listen: "127.0.0.1:0",
+      metrics: { detail },
     });
-    const url = started.url;
     /** One scrape, timed to its last byte (a gzip body is not decompressed). */
     const get = async (
       pool: Pool,
@@ -160,18 +178,22 @@ export async function measureScrape(
       }
       return { ms, body, type: String(response.headers["content-type"] ?? "") };
     };
-    exporterPool.pool = new Pool(url, { connections: 1 });
-    const ep = exporterPool.pool;
-    // Ready: every arrival counted and every endpoint listed, in a fresh rendering.
-    for (let tries = 0; ; tries++) {
-      const p = await worker.run("progress");
-      await worker.run("refreshMetrics");
-      const text = (await get(ep)).body.toString("utf8");
-      const endpoints = countLines(text, "pgcp_endpoint_info{");
-      if (p.counted >= truth.total && endpoints >= projects * ENDPOINTS_PER_PROJECT) break;
-      if (tries > 600) throw new Error(`not ready: ${JSON.stringify(p)}, ${endpoints} endpoints`);
-      await sleep(1000);
-    }
+    /** Starts the exporter at `detail` and waits until it serves every project, listed. */
+    const startReady = async (detail: DetailLevel): Promise<Pool> => {
+      const { url } = await worker.run("start", { config: config(detail) });
+      exporterPool.pool = new Pool(url, { connections: 1 });
+      // Ready: every arrival counted and every project's endpoints listed, in a fresh rendering.
+      for (let tries = 0; ; tries++) {
+        const p = await worker.run("progress");
+        await worker.run("refreshMetrics");
+        const text = (await get(exporterPool.pool)).body.toString("utf8");
+        const listed = sampleValue(text, 'pgcp_endpoint_listings_total{result="success"}');
+        if (p.counted >= truth.total && listed >= projects) return exporterPool.pool;
+        if (tries > 600) throw new Error(`not ready: ${JSON.stringify(p)}, ${listed} listings`);
+        await sleep(1000);
+      }
+    };
+    const ep = await startReady(TIMED_DETAIL);
     const renders: number[] = [];
     await worker.run("startLoopDelay");
     for (let i = 0; i < 5; i++) renders.push((await worker.run("refreshMetrics")).ms);
@@ -219,7 +241,26 @@ export async function measureScrape(
       if (rest > 0) await sleep(rest);
     }
     const eventLoopDelay = await worker.run("stopLoopDelay");
+    const memory = await worker.run("memory");
     await worker.run("stop");
+    await ep.close();
+    // The other levels: the same process restarted on the same state, each one listed again.
+    const levels: LevelSize[] = [];
+    for (const detail of DETAIL_LEVELS) {
+      let size = { detail, plain: sample.body, gzip: sampleGzip.body };
+      if (detail !== TIMED_DETAIL) {
+        const pool = await startReady(detail);
+        size = { detail, plain: (await get(pool)).body, gzip: (await get(pool, true)).body };
+        await worker.run("stop");
+        await pool.close();
+      }
+      levels.push({
+        detail,
+        series: sampleLines(size.plain.toString("utf8")),
+        bytes: size.plain.length,
+        gzipBytes: size.gzip.length,
+      });
+    }
     const exporter = percentiles(exporterMs);
     const baseline = percentiles(baselineMs);
     const exporterGzip = percentiles(exporterGzipMs);
@@ -255,9 +296,14 @@ export async function measureScrape(
       renderEventLoopDelay,
       renderMs: median(renders),
       setupSeconds,
+      detail: TIMED_DETAIL,
+      memory,
+      levels,
     };
   } finally {
-    await exporterPool.pool?.close();
+    if (exporterPool.pool !== undefined && !exporterPool.pool.closed) {
+      await exporterPool.pool.close();
+    }
     await baselinePool.pool?.close();
     await worker.close();
     await baselineWorker.close();
@@ -271,6 +317,19 @@ function countLines(text: string, prefix: string): number {
   let n = 0;
   for (const line of text.split("\n")) if (line !== "" && line.startsWith(prefix)) n += 1;
   return n;
+}
+
+/** Lines of `text` that are samples (not comments): its series. */
+function sampleLines(text: string): number {
+  let n = 0;
+  for (const line of text.split("\n")) if (line !== "" && !line.startsWith("#")) n += 1;
+  return n;
+}
+
+/** The value of the sample line that starts with `series` (0 when there is none). */
+function sampleValue(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
 /** Series lines and bytes per family (`# HELP`/`# TYPE` lines included), largest first. */

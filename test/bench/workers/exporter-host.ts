@@ -5,6 +5,7 @@
  * figures belong to this process alone.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { writeHeapSnapshot } from "node:v8";
 import { Pool } from "undici";
 import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks, type RawConfig } from "../../../src/config/index.js";
@@ -232,6 +233,11 @@ const handlers = {
   gc(): MemorySnapshot {
     globalThis.gc?.();
     return memorySnapshot();
+  },
+
+  /** Writes a V8 heap snapshot of this process to `file` (BENCH_HEAP_SNAPSHOT). */
+  heapSnapshot(args: { file: string }): { file: string } {
+    return { file: writeHeapSnapshot(args.file) };
   },
 
   startLoopDelay(): void {

@@ -11,13 +11,13 @@ import {
 } from "../../../src/metrics/index.js";
 
 /**
- * Metrics with the given options, reading shared project views as the exporter's do; the
- * daemon's reports given to it reach the views first, then the metrics, as the exporter
- * subscribes them. `closeAll()` (after each test) stops their timers.
+ * Metrics with the given options (every family, `detail: "full"`, unless they say otherwise),
+ * reading shared project views as the exporter's do; the daemon's reports given to it reach
+ * the views first, then the metrics, as the exporter subscribes them. `closeAll()` (after each test) stops their timers.
  */
 export function metricsFor(options: Partial<ExporterMetricsOptions> = {}): ExporterMetrics {
   const projects = new ProjectViews();
-  const metrics = createExporterMetrics({ version: "1.2.3", projects, ...options });
+  const metrics = createExporterMetrics({ version: "1.2.3", projects, detail: "full", ...options });
   opened.push(metrics);
   const reports = broadcast([projects, metrics], (error) => {
     throw error;
