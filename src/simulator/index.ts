@@ -1,6 +1,7 @@
 /**
- * The control-plane simulator: the API of `seed/control-plane-api.md` over real HTTP, with a
- * controllable clock, seeded ids, fault injection and generated traffic. See README.md.
+ * The control-plane simulator: the API of `seed/control-plane-api.md` over real HTTP, with
+ * personal accounts and organisations and their keys, a controllable clock, seeded ids, fault
+ * injection and generated traffic. See README.md.
  */
 export { startSimulator, type RunningSimulator } from "./simulator.js";
 export {
