@@ -92,12 +92,14 @@ export function renderReference(counts?: SeriesCounts): string {
     "<!-- Generated from src/metrics/catalogue.ts by renderReference() in src/metrics/reference.ts.",
     "     Do not edit by hand: `UPDATE_DOCS=1 npx vitest run test/metrics` rewrites this file. -->",
     "",
-    "Every metric pgcp-exporter serves on `/metrics`. Names follow the Prometheus conventions: the",
-    "prefix `pgcp_`, base units (seconds, not milliseconds), `_total` only on counters, times as",
-    "`*_timestamp_seconds` (Unix epoch seconds), `_info` for fixed properties (value 1) and state",
-    "sets for states (one series per state, 1 for the current one, 0 for the others). No label",
-    "carries an operation id, and the label names `type`, `region`, `instance` and `job` are not",
-    "used (`endpoint_type`, `region_id` instead).",
+    "Every metric pgcp-exporter can serve on `/metrics`; `metrics.detail` chooses which",
+    "([cardinality](#cardinality)). Names follow the Prometheus conventions: the prefix `pgcp_`,",
+    "base units (seconds, not milliseconds), `_total` only on counters, times as",
+    "`*_timestamp_seconds` (Unix epoch seconds), `_info` for properties (value 1), and a state",
+    "either as one series labelled with the current state (value 1) or, at `full`, as a state set",
+    "(one series per state, 1 for the current one, 0 for the others). No label carries an",
+    "operation id, and the label names `type`, `region`, `instance` and `job` are not used",
+    "(`endpoint_type`, `region_id` instead).",
     "",
     "## Where the values come from",
     "",
@@ -155,7 +157,9 @@ function section(spec: MetricSpec): string[] {
     `- Type: ${spec.type}`,
     `- Labels: ${spec.labels.length === 0 ? "none" : spec.labels.map((l) => `\`${l}\``).join(", ")}`,
     `- Source: \`${spec.source}\``,
-    `- Level: \`${spec.level ?? "minimal"}\``,
+    spec.optIn === undefined
+      ? `- Level: \`${spec.level ?? "minimal"}\``
+      : `- Level: any, once \`${spec.optIn}\` is on`,
   ];
   if (spec.unit !== "") facts.push(`- Unit: ${spec.unit}`);
   if (spec.buckets !== undefined) facts.push(`- Buckets: ${spec.buckets.join(", ")}`);

@@ -30,11 +30,13 @@ export function nameFilter(
     }
   }
   const detail = options.detail ?? DEFAULT_DETAIL;
-  const above = CATALOGUE.filter((spec) => !atLevel(spec, detail)).map((spec) => spec.name);
-  const dropped = (options.include ?? []).filter((name) => (above as string[]).includes(name));
+  const included = new Set(options.include);
+  const dropped = (CATALOGUE as readonly MetricSpec[])
+    .filter((spec) => included.has(spec.name) && !atLevel(spec, detail))
+    .map((spec) => `${spec.name} (from ${spec.level ?? "minimal"})`);
   if (dropped.length > 0) {
     throw new Error(
-      `metrics include names metrics that detail ${detail} does not serve: ${dropped.join(", ")} (set metrics.detail to full)`,
+      `metrics include names metrics that detail ${detail} does not serve: ${dropped.join(", ")}`,
     );
   }
   const include = options.include === undefined ? undefined : new Set(options.include);

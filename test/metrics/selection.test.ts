@@ -75,7 +75,7 @@ describe("include and exclude", () => {
 
   it("rejects an included family the detail level leaves out", () => {
     expect(made({ include: ["pgcp_project_up", "pgcp_endpoint_state"] })).toThrow(
-      /include names metrics that detail standard does not serve: pgcp_endpoint_state /,
+      /include names metrics that detail standard does not serve: pgcp_endpoint_state \(from full\)$/,
     );
   });
 });
