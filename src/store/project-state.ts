@@ -66,8 +66,8 @@ export const trackedOperationSchema = z.object({
   /**
    * Alerts raised for the operation while it is followed, each with the sinks it was routed to
    * and those a silence kept it from (by the silence's name, absent when none): a recovery goes
-   * only where the alert it resolves went, and is silenced where that alert was. Absent when
-   * there are none.
+   * only where the alerts it resolves went, and is silenced where they were. The newest 101
+   * (`MAX_ALSO_RESOLVES` + 1); absent when there are none.
    */
   alerted: z
     .array(

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   alertSchema,
   MAX_ALSO_RESOLVES,
+  outboxEntrySchema,
   resolvedIds,
   type Alert,
   type OutboxEntry,
@@ -311,6 +312,11 @@ describe("a recovery resolves every earlier alert of its operation", () => {
     expect(alertForSink(recovery, "pd")).toMatchObject({ resolves: stuckId });
     expect(alertForSink(recovery, "pd").alsoResolves).toBeUndefined();
     expect(resolvedIds(alertForSink(recovery, "all"))).toEqual([stuckId]);
+    // Stored as it is, and read back; an entry stored before these fields reads back too.
+    expect(outboxEntrySchema.parse(recovery)).toEqual(recovery);
+    const { resolvesBySink: _narrowed, ...before } = recovery;
+    const { alsoResolves: _also, ...alertBefore } = before.alert;
+    expect(outboxEntrySchema.safeParse({ ...before, alert: alertBefore }).success).toBe(true);
   });
 
   it("is silenced where a silence kept every alert it resolves from the sink", () => {
