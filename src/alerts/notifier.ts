@@ -17,6 +17,7 @@ import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-pl
 import {
   acknowledge,
   acknowledgeFiring,
+  alertForSink,
   deadLetter,
   expireFiring,
   settleEnded,
@@ -175,7 +176,8 @@ export class Notifier {
       const owner = owners.find((o) => o.projectId === batch?.projectId);
       if (batch === undefined || owner === undefined) return;
 
-      const alerts = batch.entries.map((e) => e.alert);
+      // A recovery names, to each sink, only the alerts it resolves that the sink was sent.
+      const alerts = batch.entries.map((e) => alertForSink(e, sink.name));
       const result = await sink.send(alerts, this.abort.signal, {
         firing: owner.state?.firing ?? [],
       });

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../store/index.js";
 import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../sync/poll.js";
 import type { OperationSnapshot, Transition } from "../sync/transitions.js";
-import type { Alert, AlertKind } from "../store/index.js";
+import { MAX_ALSO_RESOLVES, type Alert, type AlertKind } from "../store/index.js";
 
 export interface AlertRulesOptions {
   /** Raise `operation_failed` for cancelled operations too. */
@@ -122,8 +122,8 @@ const NO_HISTORY: AlertHistory = { alerted: () => [], deadLettered: () => false 
 
 /**
  * Outbox entries for `alerts`, each with the sinks it is routed to; unrouted ones are left out.
- * A recovery goes only to the sinks its failure or stuck alert went to (earlier, by `history`,
- * or among `alerts`) and that did not give up on it, and which also route the recovery: a
+ * A recovery goes only to the sinks that were sent one of the alerts it resolves (earlier, by
+ * `history`, or among `alerts`) and did not give up on it, and which also route the recovery: a
  * receiver never gets a `resolves` id it was not sent.
  */
 export function outboxEntries(
@@ -138,7 +138,9 @@ export function outboxEntries(
 /**
  * As `outboxEntries`, with the silences open now: a sink an open silence covers does not get
  * an alert the silence matches, and each such (alert, sink) is listed with the silence's name.
- * A recovery is silenced where the alert it resolves was (by the same silence, open or not).
+ * A recovery resolves every earlier alert of its operation (`resolves`, and `alsoResolves`: the
+ * newest `MAX_ALSO_RESOLVES` others); each sink is sent those it got. A sink that got none of
+ * them but where a silence kept one from is silenced by that silence (open or not).
  */
 export function routeAlerts(
   alerts: readonly Alert[],
@@ -149,66 +151,100 @@ export function routeAlerts(
 ): RoutedAlerts {
   const entries: OutboxEntry[] = [];
   const silenced: SilencedAlert[] = [];
-  /** Sinks each alert of this batch is routed to, for a recovery later in the batch. */
-  const routedNow = new Map<string, readonly string[]>();
-  /** Sinks silences kept each alert of this batch from, with the silence's name. */
-  const silencedNow = new Map<string, Map<string, string>>();
-  for (const alert of alerts) {
+  /** Where each alert of this batch went, for a recovery later in the batch. */
+  const now = new Map<string, AlertedTo>();
+  /** The alerts of this batch by operation, oldest first. */
+  const batchOf = new Map<string, string[]>();
+  for (const raised of alerts) {
+    let alert = raised;
     let routed = sinks.filter((s) => routes(s, alert)).map((s) => s.name);
     let silencedWith = new Map<string, string>();
+    let bySink: Map<string, readonly string[]> | undefined;
     if (alert.resolves !== undefined) {
-      const resolved = resolvedBy(
-        alert.operationId,
-        alert.resolves,
-        history,
-        routedNow,
-        silencedNow,
-      );
+      const resolved = resolvedBy(alert, alert.resolves, history, now, batchOf);
       silencedWith = resolved.silenced;
-      routed = routed.filter((sink) => resolved.got.has(sink) || silencedWith.has(sink));
+      bySink = resolved.bySink;
+      routed = routed.filter((sink) => bySink?.has(sink) === true || silencedWith.has(sink));
+      alert = withAlsoResolves(alert, resolved.others);
     }
     const pending: string[] = [];
-    const quiet = new Map<string, string>();
+    const quiet: { sink: string; silence: string }[] = [];
     for (const sink of routed) {
       const silence =
-        silencedWith.get(sink) ??
+        (bySink?.has(sink) === true ? undefined : silencedWith.get(sink)) ??
         silences.find(
           (s) => (s.sinks === undefined || s.sinks.includes(sink)) && holds(s.match, alert),
         )?.name;
       if (silence === undefined) pending.push(sink);
       else {
-        quiet.set(sink, silence);
+        quiet.push({ sink, silence });
         silenced.push({ alert, sink, silence });
       }
     }
-    routedNow.set(alert.id, pending);
-    silencedNow.set(alert.id, quiet);
-    if (pending.length > 0) entries.push({ alert, createdAtMs: nowMs, pending });
+    now.set(alert.id, { id: alert.id, sinks: pending, silenced: quiet });
+    batchOf.set(alert.operationId, [...(batchOf.get(alert.operationId) ?? []), alert.id]);
+    if (pending.length === 0) continue;
+    const entry: OutboxEntry = { alert, createdAtMs: nowMs, pending };
+    const resolvesBySink = narrowed(alert, pending, bySink);
+    entries.push(resolvesBySink === undefined ? entry : { ...entry, resolvesBySink });
   }
   return { entries, silenced };
 }
 
 /**
- * Where the alert `resolves` went (earlier, by `history`, or in this batch) and its sink did not
- * give up on it, and where silences kept it from (with the silence's name).
+ * What a recovery resolves: `resolves` and the other earlier alerts of its operation (earlier,
+ * by `history`, or in this batch; newest first, at most `MAX_ALSO_RESOLVES`), with, per sink,
+ * those the sink was sent and did not give up on (`resolves` first), and where silences kept
+ * them from (with the silence's name; `resolves`'s first).
  */
 function resolvedBy(
-  operationId: string,
+  recovery: Alert,
   resolves: string,
   history: AlertHistory,
-  routedNow: ReadonlyMap<string, readonly string[]>,
-  silencedNow: ReadonlyMap<string, ReadonlyMap<string, string>>,
-): { got: ReadonlySet<string>; silenced: Map<string, string> } {
-  const earlier = history.alerted(operationId).find((a) => a.id === resolves);
-  const got = [...(earlier?.sinks ?? []), ...(routedNow.get(resolves) ?? [])];
-  const silenced = new Map([
-    ...(earlier?.silenced ?? []).map((q) => [q.sink, q.silence] as const),
-    ...(silencedNow.get(resolves) ?? []),
-  ]);
-  return {
-    got: new Set(got.filter((sink) => !history.deadLettered(resolves, sink))),
-    silenced,
-  };
+  now: ReadonlyMap<string, AlertedTo>,
+  batchOf: ReadonlyMap<string, readonly string[]>,
+): {
+  others: readonly string[];
+  bySink: Map<string, readonly string[]>;
+  silenced: Map<string, string>;
+} {
+  const earlier = new Map(history.alerted(recovery.operationId).map((a) => [a.id, a]));
+  const ids = [...earlier.keys(), ...(batchOf.get(recovery.operationId) ?? [])];
+  const others = [...new Set(ids.reverse())]
+    .filter((id) => id !== resolves && id !== recovery.id)
+    .slice(0, MAX_ALSO_RESOLVES);
+  const bySink = new Map<string, string[]>();
+  const silenced = new Map<string, string>();
+  for (const id of [resolves, ...others]) {
+    const went = [earlier.get(id), now.get(id)].filter((a) => a !== undefined);
+    for (const sink of new Set(went.flatMap((a) => a.sinks))) {
+      if (history.deadLettered(id, sink)) continue;
+      bySink.set(sink, [...(bySink.get(sink) ?? []), id]);
+    }
+    for (const q of went.flatMap((a) => a.silenced ?? [])) {
+      if (!silenced.has(q.sink)) silenced.set(q.sink, q.silence);
+    }
+  }
+  return { others, bySink, silenced };
+}
+
+/** The recovery naming the other alerts it resolves, if any. */
+function withAlsoResolves(alert: Alert, others: readonly string[]): Alert {
+  const { alsoResolves: _before, ...rest } = alert;
+  return others.length === 0 ? rest : { ...rest, alsoResolves: [...others] };
+}
+
+/** Per sink, the ids a recovery resolves there, when not every sink resolves all of them. */
+function narrowed(
+  alert: Alert,
+  pending: readonly string[],
+  bySink: ReadonlyMap<string, readonly string[]> | undefined,
+): Record<string, string[]> | undefined {
+  if (bySink === undefined || alert.resolves === undefined) return undefined;
+  const all = [alert.resolves, ...(alert.alsoResolves ?? [])];
+  const lists = pending.map((sink): [string, string[]] => [sink, [...(bySink.get(sink) ?? [])]]);
+  if (lists.every(([, ids]) => ids.length === all.length)) return undefined;
+  return Object.fromEntries(lists);
 }
 
 function holds(rule: RouteRule, alert: Alert): boolean {

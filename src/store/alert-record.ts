@@ -15,6 +15,9 @@ export type AlertKind = (typeof ALERT_KINDS)[number];
 
 const optionalString = z.string().optional();
 
+/** Most earlier alerts of its operation a recovery resolves besides `resolves` (the newest). */
+export const MAX_ALSO_RESOLVES = 100;
+
 /** The alert as stored in the outbox and sent to sinks (times are ISO 8601 strings). */
 export const alertSchema = z.object({
   /** Stable: the same transition of the same operation always yields the same id. */
@@ -38,5 +41,16 @@ export const alertSchema = z.object({
   link: optionalString,
   /** For a recovery: the id of the failure (or stuck) alert it resolves. */
   resolves: optionalString,
+  /**
+   * For a recovery: the other alerts of its operation it resolves (earlier failures of a retried
+   * operation, a stuck or retrying alert), newest first, at most `MAX_ALSO_RESOLVES`. Absent when
+   * there are none (and in alerts stored before it existed).
+   */
+  alsoResolves: z.array(z.string()).max(MAX_ALSO_RESOLVES).optional(),
 });
 export type Alert = z.infer<typeof alertSchema>;
+
+/** The ids a recovery resolves: `resolves`, then `alsoResolves` (none for other alerts). */
+export function resolvedIds(alert: Alert): readonly string[] {
+  return [...(alert.resolves === undefined ? [] : [alert.resolves]), ...(alert.alsoResolves ?? [])];
+}

@@ -4,13 +4,14 @@
  * that it survives restarts, `kill -9` and a takeover by another replica.
  *
  * An alert enters the set when its sink acknowledges it. It ends when its operation recovers
- * (the recovery is delivered through the outbox and resolves it), when a newer alert of its
- * operation takes its place (a stuck operation that failed, a failed one retried), or when it
- * has fired for the sink's `firingFor` without an end. An ended alert is sent once more, with its
+ * (the recovery is delivered through the outbox and resolves it, with the operation's other
+ * alerts it names in `alsoResolves`), when a newer alert of its operation takes its place (a
+ * stuck operation that failed, a failed one retried), or when it has fired for the sink's
+ * `firingFor` without an end. An ended alert is sent once more, with its
  * end time, and then leaves the set.
  */
 import { z } from "zod";
-import { alertSchema, type Alert } from "./alert-record.js";
+import { alertSchema, resolvedIds, type Alert } from "./alert-record.js";
 
 export const firingAlertSchema = z.object({
   /** The sink that re-sends it. */
@@ -34,7 +35,7 @@ function same(a: FiringAlert, sink: string, alertId: string): boolean {
 
 /**
  * The set after `sink` acknowledged `alerts` at `nowMs`: firing alerts join it, each ending the
- * earlier alerts of its operation; a recovery removes the alert it resolves (which the sink
+ * earlier alerts of its operation; a recovery removes the alerts it resolves (which the sink
  * sent resolved with it) and ends the rest of its operation's.
  */
 export function acknowledgeFiring(
@@ -46,9 +47,9 @@ export function acknowledgeFiring(
   let next = [...firing];
   for (const alert of alerts) {
     if (alert.kind === "operation_recovered") {
-      const resolved = alert.resolves;
+      const resolved = resolvedIds(alert);
       // Resolved by the recovery itself; the operation's other alerts end with it.
-      next = next.filter((f) => !(resolved !== undefined && same(f, sink, resolved)));
+      next = next.filter((f) => !resolved.some((id) => same(f, sink, id)));
       next = endOperation(next, sink, alert.operationId, Date.parse(alert.detectedAt));
       continue;
     }

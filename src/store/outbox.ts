@@ -4,6 +4,7 @@
  * letters. Whoever commits the project's state applies them, so the outbox always changes in
  * the same atomic write as the rest of the state.
  */
+import type { Alert } from "./alert-record.js";
 import type { DeadLetter, OutboxEntry } from "./project-state.js";
 
 /** Most alerts one project's outbox holds; beyond it, new alerts are dropped and counted. */
@@ -31,6 +32,22 @@ export function addToOutbox(
     else next.push(entry);
   }
   return { outbox: next, dropped };
+}
+
+/**
+ * The alert as `sink` is sent it: a recovery names only the alerts it resolves that the sink was
+ * sent (`resolvesBySink`), the first of them as `resolves`.
+ */
+export function alertForSink(entry: OutboxEntry, sink: string): Alert {
+  const ids = entry.resolvesBySink?.[sink];
+  if (ids === undefined) return entry.alert;
+  const { alsoResolves: _all, ...alert } = entry.alert;
+  const [first, ...rest] = ids;
+  return {
+    ...alert,
+    ...(first === undefined ? {} : { resolves: first }),
+    ...(rest.length === 0 ? {} : { alsoResolves: rest }),
+  };
 }
 
 /** Marks alerts as delivered to `sink`; an entry with no sink left pending leaves the outbox. */

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { firingAlertSchema } from "./firing.js";
-import { alertSchema } from "./alert-record.js";
+import { alertSchema, MAX_ALSO_RESOLVES } from "./alert-record.js";
 
 /** Format name and version written into every state document. */
 export const STATE_FORMAT = "pgcp-exporter/project-state";
@@ -66,8 +66,8 @@ export const trackedOperationSchema = z.object({
   /**
    * Alerts raised for the operation while it is followed, each with the sinks it was routed to
    * and those a silence kept it from (by the silence's name, absent when none): a recovery goes
-   * only where the alert it resolves went, and is silenced where that alert was. Absent when
-   * there are none.
+   * only where the alerts it resolves went, and is silenced where they were. The newest 101
+   * (`MAX_ALSO_RESOLVES` + 1); absent when there are none.
    */
   alerted: z
     .array(
@@ -113,6 +113,19 @@ export const outboxEntrySchema = z.object({
   createdAtMs: z.number(),
   /** Names of the sinks that have not acknowledged it yet. */
   pending: z.array(z.string()).min(1),
+  /**
+   * For a recovery: per sink, the ids it resolves there (those of `resolves` and `alsoResolves`
+   * the sink was sent and did not give up on), when they are not all of them. Absent: all.
+   */
+  resolvesBySink: z
+    .record(
+      z.string(),
+      z
+        .array(z.string())
+        .min(1)
+        .max(MAX_ALSO_RESOLVES + 1),
+    )
+    .optional(),
 });
 export type OutboxEntry = z.infer<typeof outboxEntrySchema>;
 

@@ -11,6 +11,7 @@
  */
 import type { Operation, OperationsPage } from "../contract/index.js";
 import {
+  MAX_ALSO_RESOLVES,
   STATE_FORMAT,
   STATE_VERSION,
   type Alert,
@@ -111,8 +112,11 @@ export interface AlertedTo {
   readonly silenced?: readonly { readonly sink: string; readonly silence: string }[] | undefined;
 }
 
-/** Most alerts remembered per followed operation (the newest). */
-const ALERTED_KEPT = 10;
+/**
+ * Most alerts remembered per followed operation (the newest): as many as its recovery resolves
+ * (`resolves` and `alsoResolves`).
+ */
+const ALERTED_KEPT = MAX_ALSO_RESOLVES + 1;
 
 export interface PollResult {
   /**

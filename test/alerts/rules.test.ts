@@ -1,14 +1,25 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Alert } from "../../src/store/index.js";
+import {
+  alertSchema,
+  MAX_ALSO_RESOLVES,
+  outboxEntrySchema,
+  resolvedIds,
+  type Alert,
+  type OutboxEntry,
+} from "../../src/store/index.js";
 import {
   alertId,
   alertsFrom,
   outboxEntries,
+  routeAlerts,
   routes,
+  type AlertHistory,
   type AlertRulesOptions,
+  type SinkRoute,
 } from "../../src/alerts/rules.js";
-import { acknowledge, addToOutbox, deadLetter } from "../../src/store/index.js";
+import type { AlertedTo } from "../../src/sync/index.js";
+import { acknowledge, addToOutbox, alertForSink, deadLetter } from "../../src/store/index.js";
 import { nextBatch, retryDelayMs, type SinkPolicy } from "../../src/alerts/delivery-plan.js";
 import type { Transition } from "../../src/sync/transitions.js";
 import { FAILED_OPERATION } from "./support/failed-operation.js";
@@ -179,6 +190,170 @@ describe("recoveries go only where their failure went", () => {
       { name: "b", drop: [{ kinds: ["operation_failed" as const] }], match: [] },
     ];
     expect(pendingOf(outboxEntries([failure, recovery], routes, at))).toEqual([["a"], ["a"]]);
+  });
+});
+
+describe("a recovery resolves every earlier alert of its operation", () => {
+  const everything = [{ name: "pd", drop: [], match: [] }];
+  const running = { ...op, status: "running", error: undefined };
+  const failedAt = (failuresCount: number) => ({ ...op, failuresCount });
+  const finished = (failuresCount: number) => ({ ...op, status: "finished", failuresCount });
+  const recoveredAfter = (after: "failed" | "stuck", status: string, failuresCount: number) =>
+    ({
+      kind: "recovered",
+      op: finished(failuresCount),
+      after,
+      resolves: { status, failuresCount },
+    }) as const;
+
+  /**
+   * Runs polls as the sync engine does: each poll's alerts are routed with the history of the
+   * earlier ones (where each alert went), which the poll then records.
+   */
+  function polls(
+    batches: readonly (readonly Transition[])[],
+    sinks: readonly SinkRoute[] = everything,
+    options: AlertRulesOptions = defaults,
+    deadLettered: (id: string, sink: string) => boolean = () => false,
+  ): OutboxEntry[][] {
+    const alerted: AlertedTo[] = [];
+    const history: AlertHistory = { alerted: () => alerted, deadLettered };
+    return batches.map((transitions) => {
+      const alerts = alertsFrom(transitions, at, options);
+      const routed = routeAlerts(alerts, sinks, [], at, history);
+      for (const a of alerts) {
+        const entry = routed.entries.find((e) => e.alert.id === a.id);
+        alerted.push({ id: a.id, sinks: entry?.pending ?? [] });
+      }
+      return [...routed.entries];
+    });
+  }
+  const recoveryOf = (entries: OutboxEntry[][]) => entries.flat().at(-1)!;
+
+  it("failed, retried, failed again, finished: resolves both failures", () => {
+    const entries = polls([
+      [{ kind: "ended", op: failedAt(1), status: "failed", count: 1, durationSeconds: 10 }],
+      [{ kind: "retried", op: { ...running, failuresCount: 1 }, by: 1 }],
+      [{ kind: "ended", op: failedAt(2), status: "failed", count: 1, durationSeconds: 10 }],
+      [recoveredAfter("failed", "failed", 2)],
+    ]);
+    const first = alertId("operation_failed", failedAt(1));
+    const second = alertId("operation_failed", failedAt(2));
+    const recovery = recoveryOf(entries);
+    expect(recovery.alert).toMatchObject({
+      kind: "operation_recovered",
+      resolves: second,
+      alsoResolves: [first],
+    });
+    expect(recovery.resolvesBySink).toBeUndefined();
+    expect(resolvedIds(alertForSink(recovery, "pd"))).toEqual([second, first]);
+  });
+
+  it("stuck, then failed, finished: resolves the stuck alert too", () => {
+    const stuck = { ...running, failuresCount: 0 };
+    const entries = polls([
+      [{ kind: "stuck", op: stuck, openSeconds: 600 }],
+      [{ kind: "ended", op: failedAt(1), status: "failed", count: 1, durationSeconds: 700 }],
+      [recoveredAfter("failed", "failed", 1)],
+    ]);
+    expect(recoveryOf(entries).alert).toMatchObject({
+      resolves: alertId("operation_failed", failedAt(1)),
+      alsoResolves: [alertId("operation_stuck", stuck)],
+    });
+  });
+
+  it("resolves retrying alerts, also those raised in the same poll", () => {
+    const entries = polls(
+      [
+        [{ kind: "ended", op: failedAt(1), status: "failed", count: 1, durationSeconds: 10 }],
+        [
+          { kind: "retried", op: { ...running, failuresCount: 1 }, by: 1 },
+          recoveredAfter("failed", "failed", 1),
+        ],
+      ],
+      everything,
+      { ...defaults, retrying: true },
+    );
+    const retrying = alertId("operation_retrying", { ...running, failuresCount: 1 });
+    expect(recoveryOf(entries).alert).toMatchObject({
+      resolves: alertId("operation_failed", failedAt(1)),
+      alsoResolves: [retrying],
+    });
+  });
+
+  it("names to each sink only the alerts it was sent and did not give up on", () => {
+    // "pd" takes stuck alerts and recoveries, not failures; "none" takes only retries.
+    const sinks = [
+      {
+        name: "pd",
+        drop: [],
+        match: [{ kinds: ["operation_stuck" as const, "operation_recovered" as const] }],
+      },
+      { name: "all", drop: [], match: [] },
+      { name: "none", drop: [], match: [{ kinds: ["operation_retrying" as const] }] },
+    ];
+    const stuck = { ...running, failuresCount: 0 };
+    const stuckId = alertId("operation_stuck", stuck);
+    const failedId = alertId("operation_failed", failedAt(1));
+    const entries = polls(
+      [
+        [{ kind: "stuck", op: stuck, openSeconds: 600 }],
+        [{ kind: "ended", op: failedAt(1), status: "failed", count: 1, durationSeconds: 700 }],
+        [recoveredAfter("failed", "failed", 1)],
+      ],
+      sinks,
+      defaults,
+      (id, sink) => id === failedId && sink === "all",
+    );
+    const recovery = recoveryOf(entries);
+    expect(recovery.pending).toEqual(["pd", "all"]);
+    expect(recovery.alert).toMatchObject({ resolves: failedId, alsoResolves: [stuckId] });
+    // "pd" never got the failure; "all" gave up on it.
+    expect(alertForSink(recovery, "pd")).toMatchObject({ resolves: stuckId });
+    expect(alertForSink(recovery, "pd").alsoResolves).toBeUndefined();
+    expect(resolvedIds(alertForSink(recovery, "all"))).toEqual([stuckId]);
+    // Stored as it is, and read back; an entry stored before these fields reads back too.
+    expect(outboxEntrySchema.parse(recovery)).toEqual(recovery);
+    const { resolvesBySink: _narrowed, ...before } = recovery;
+    const { alsoResolves: _also, ...alertBefore } = before.alert;
+    expect(outboxEntrySchema.safeParse({ ...before, alert: alertBefore }).success).toBe(true);
+  });
+
+  it("is silenced where a silence kept every alert it resolves from the sink", () => {
+    const failure = alert();
+    const stuckId = "stuck-1";
+    const recovery = alert({ id: "r-1", kind: "operation_recovered", resolves: failure.id });
+    const history: AlertHistory = {
+      alerted: () => [
+        { id: stuckId, sinks: ["a"], silenced: [{ sink: "b", silence: "night" }] },
+        { id: failure.id, sinks: [], silenced: [{ sink: "a", silence: "deploy" }] },
+      ],
+      deadLettered: () => false,
+    };
+    const sinks = [
+      { name: "a", drop: [], match: [] },
+      { name: "b", drop: [], match: [] },
+    ];
+    const routed = routeAlerts([recovery], sinks, [], at, history);
+    // "a" got the stuck alert: it is told; "b" got nothing, a silence kept the stuck one.
+    expect(routed.entries.map((e) => e.pending)).toEqual([["a"]]);
+    expect(alertForSink(routed.entries[0]!, "a")).toMatchObject({ resolves: stuckId });
+    expect(routed.silenced.map((q) => [q.sink, q.silence])).toEqual([["b", "night"]]);
+  });
+
+  it("names at most the newest MAX_ALSO_RESOLVES others", () => {
+    const ids = Array.from({ length: MAX_ALSO_RESOLVES + 20 }, (_, i) => `f-${String(i)}`);
+    const history: AlertHistory = {
+      alerted: () => ids.map((id) => ({ id, sinks: ["a"] })),
+      deadLettered: () => false,
+    };
+    const last = ids.at(-1)!;
+    const recovery = alert({ id: "r-1", kind: "operation_recovered", resolves: last });
+    const [entry] = outboxEntries([recovery], [{ name: "a", drop: [], match: [] }], at, history);
+    expect(entry!.alert.alsoResolves).toEqual(
+      ids.slice(0, -1).reverse().slice(0, MAX_ALSO_RESOLVES),
+    );
+    expect(alertSchema.safeParse(entry!.alert).success).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@
  * A firing alert is sent with `endsAt` four re-send intervals ahead, as Prometheus does: if
  * the exporter stops re-sending it, Alertmanager resolves it by itself then.
  */
-import type { Alert, AlertKind, FiringAlert } from "../../store/index.js";
+import { resolvedIds, type Alert, type AlertKind, type FiringAlert } from "../../store/index.js";
 
 /** The alert kinds that fire in Alertmanager; a recovery ends one of them. */
 export type FiringKind = Exclude<AlertKind, "operation_recovered">;
@@ -94,9 +94,9 @@ export function postableAlert(
 
 /**
  * What one delivery of `alerts` from the outbox posts: each firing alert as firing; each
- * recovery as the alert it resolves, ended at the recovery (found among `alerts` or in the
- * project's firing set; a recovery of an alert the sink no longer knows posts nothing, and
- * Alertmanager resolves that alert by itself).
+ * recovery as the alerts it resolves (`resolves` and `alsoResolves`), ended at the recovery
+ * (found among `alerts` or in the project's firing set; one the sink no longer knows posts
+ * nothing, and Alertmanager resolves it by itself).
  */
 export function deliveryPayload(
   alerts: readonly Alert[],
@@ -107,23 +107,21 @@ export function deliveryPayload(
   const out: PostableAlert[] = [];
   for (const alert of alerts) {
     if (isFiringKind(alert.kind)) {
-      const resolvedLater = alerts.find((a) => a.resolves === alert.id);
+      const resolvedLater = alerts.find((a) => resolvedIds(a).includes(alert.id));
       const endedAtMs =
         resolvedLater === undefined ? undefined : Date.parse(resolvedLater.detectedAt);
       out.push(postableAlert({ ...alert, kind: alert.kind }, options, nowMs, endedAtMs));
       continue;
     }
-    if (alerts.some((a) => a.id === alert.resolves)) continue;
-    const original = firing.find((f) => f.alert.id === alert.resolves)?.alert;
-    if (original === undefined || !isFiringKind(original.kind)) continue;
-    out.push(
-      postableAlert(
-        { ...original, kind: original.kind },
-        options,
-        nowMs,
-        Date.parse(alert.detectedAt),
-      ),
-    );
+    for (const id of resolvedIds(alert)) {
+      if (alerts.some((a) => a.id === id)) continue;
+      const original = firing.find((f) => f.alert.id === id);
+      if (original === undefined || !isFiringKind(original.alert.kind)) continue;
+      const endedAtMs = original.endedAtMs ?? Date.parse(alert.detectedAt);
+      out.push(
+        postableAlert({ ...original.alert, kind: original.alert.kind }, options, nowMs, endedAtMs),
+      );
+    }
   }
   return out;
 }

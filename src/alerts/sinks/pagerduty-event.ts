@@ -2,10 +2,10 @@
  * PagerDuty's Events API v2 wire format (docs/pagerduty.md): one event per alert. A failure, a
  * stuck operation or a retry triggers an alert keyed by the alert's stable id (`dedup_key`), so
  * that sending it again lands on the same open incident; a recovery resolves the key of the
- * alert it `resolves`. Pure: the sink adds the routing key's request and the socket.
+ * alert it `resolves`, and those of the other alerts it names (`alsoResolves`). Pure: the sink adds the routing key's request and the socket.
  */
 import type { PagerDutySeverity, PagerDutySinkConfig } from "../../config/index.js";
-import type { Alert } from "../../store/index.js";
+import { resolvedIds, type Alert } from "../../store/index.js";
 import { PACKAGE } from "../../version.js";
 import { truncatePlain } from "./mrkdwn.js";
 import { KIND_STYLE } from "./slack-message.js";
@@ -59,6 +59,22 @@ export interface PagerDutyEventOptions {
   readonly severities: PagerDutySeverities;
   /** The exporter's status page as people reach it (`alerts.statusPageUrl`), if configured. */
   readonly statusPageUrl?: string | undefined;
+}
+
+/**
+ * The events for one alert: a trigger's one, or a recovery's resolve for each alert it resolves
+ * (`resolves`, then `alsoResolves`).
+ */
+export function pagerDutyEvents(alert: Alert, options: PagerDutyEventOptions): PagerDutyEvent[] {
+  if (alert.kind !== "operation_recovered") {
+    const event = pagerDutyEvent(alert, options);
+    return event === undefined ? [] : [event];
+  }
+  return resolvedIds(alert).map((dedup_key) => ({
+    routing_key: options.routingKey,
+    event_action: "resolve",
+    dedup_key,
+  }));
 }
 
 /**

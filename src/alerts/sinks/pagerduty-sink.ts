@@ -1,7 +1,7 @@
 /**
  * The PagerDuty sink: PagerDuty's Events API v2 takes one event per request, so a batch of N
- * alerts is N requests, sent in order, and the batch succeeds only if every one is accepted
- * (202). The routing key is a credential: it comes from the environment, travels only in the
+ * alerts is N requests (more when a recovery resolves several alerts), sent in order, and the
+ * batch succeeds only if every one is accepted (202). The routing key is a credential: it comes from the environment, travels only in the
  * request bodies, and is removed from anything the sink hands back.
  *
  * A batch that fails part-way is sent again whole by the notifier (at-least-once). The events
@@ -23,7 +23,7 @@ import {
   SinkConfigError,
   type CommonSinkOptions,
 } from "./options.js";
-import { pagerDutyEvent, type PagerDutySeverities } from "./pagerduty-event.js";
+import { pagerDutyEvents, type PagerDutySeverities } from "./pagerduty-event.js";
 import { createRedactor } from "./redact.js";
 
 /**
@@ -88,8 +88,9 @@ export function createPagerDutySink(options: PagerDutySinkOptions): Sink {
       for (const alert of alerts) {
         if (delivery.closed) return closedResult();
         if (accepted.has(alert.id)) continue;
-        const event = pagerDutyEvent(alert, { routingKey, severities, statusPageUrl });
-        if (event !== undefined) {
+        // A recovery resolves each alert it names, one event each (a resolve sent again is
+        // harmless: PagerDuty drops one for a key with no open alert).
+        for (const event of pagerDutyEvents(alert, { routingKey, severities, statusPageUrl })) {
           const result = await delivery.post(headers, JSON.stringify(event), signal);
           // The batch stops at its first failure: later events may depend on this one (a
           // resolve on its trigger), and the notifier sends the batch again or gives up on it.

@@ -27,6 +27,7 @@ export const webhookAlertSchema = z.strictObject({
   detected_at: z.string(),
   link: z.string().nullable(),
   resolves: z.string().nullable(),
+  also_resolves: z.array(z.string()),
 });
 export type WebhookAlert = z.infer<typeof webhookAlertSchema>;
 
@@ -85,6 +86,7 @@ export function toWebhookAlert(alert: Alert): WebhookAlert {
     detected_at: alert.detectedAt,
     link: alert.link ?? null,
     resolves: alert.resolves ?? null,
+    also_resolves: [...(alert.alsoResolves ?? [])],
   };
 }
 

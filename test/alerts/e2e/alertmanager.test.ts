@@ -43,6 +43,7 @@ import {
   startAlertExporter,
   startSim,
   waitFor,
+  waitForCommits,
   waitForFirstPolls,
   type AlertExporter,
   type SimProject,
@@ -116,9 +117,10 @@ function sinkSettings(): RawConfig {
   };
 }
 
-function startExporter(): Promise<AlertExporter> {
+/** The exporter, with `more` over the sink settings. */
+function startExporter(more: readonly RawConfig[] = []): Promise<AlertExporter> {
   return startAlertExporter(
-    [exporterSettings(sim, stateDir, [project.projectId]), sinkSettings()],
+    [exporterSettings(sim, stateDir, [project.projectId]), sinkSettings(), ...more],
     {
       TEST_ALERTMANAGER_URLS: peers.map((p) => p.url).join(","),
     },
@@ -155,6 +157,53 @@ function notified(peer: string, operationId: string, status: "firing" | "resolve
 }
 
 describe("an alertmanager sink", () => {
+  it("resolves a stuck alert when its operation finishes, though its failure was not sent", async (ctx) => {
+    skipWithoutBinary(ctx);
+    const [sink] = sinkSettings().sinks as Record<string, unknown>[];
+    const exporter = await startExporter([
+      {
+        // apply_storage_config is stuck at once: the simulated clock lags the wall clock while
+        // no test has advanced it (this test comes first).
+        stuck: { ...NEVER_STUCK, actions: { ...NEVER_STUCK.actions, apply_storage_config: 1 } },
+        // The team takes stuck operations here; failures go elsewhere.
+        sinks: [{ ...sink, drop: [{ kinds: ["operation_failed"] }] }],
+      },
+    ]);
+    try {
+      await waitForFirstPolls(exporter, [project.projectId]);
+      const op = await scriptOperation(sim, project, "apply_storage_config", [
+        { status: "running", after_seconds: 0 },
+        { status: "failed", after_seconds: 2, error: "volume detach timed out" },
+        { status: "running", after_seconds: 4 },
+        { status: "finished", after_seconds: 6 },
+      ]);
+      for (const peer of peers) {
+        const stuck = await waitFor("the stuck alert in Alertmanager", async () =>
+          alertOf(await peer.alerts(), op.id),
+        );
+        expect(stuck.labels.alertname).toBe("PgcpOperationStuck");
+      }
+      // It fails (not sent here), is retried, and finishes.
+      for (let step = 0; step < 3; step++) {
+        await sim.sim.advance(2);
+        await waitForCommits(exporter, project.projectId, 2);
+      }
+      await waitFor(
+        "no alert of the operation left in either peer",
+        async () => {
+          const left = await Promise.all(peers.map(async (p) => alertOf(await p.alerts(), op.id)));
+          return left.every((a) => a === undefined) ? true : undefined;
+        },
+        20_000,
+      );
+      await waitFor("the resolved notification", () =>
+        notified("one", op.id, "resolved") && notified("two", op.id, "resolved") ? true : undefined,
+      );
+    } finally {
+      await exporter.stop();
+    }
+  }, 60_000);
+
   it("fires a failure in both peers with its labels, and resolves it when it recovers", async (ctx) => {
     skipWithoutBinary(ctx);
     const exporter = await startExporter();

@@ -132,6 +132,7 @@ describe("one failed operation, end to end", () => {
       detected_at: alert.detected_at,
       link: `https://console.example.test/projects/${projectId}/operations/${op.id}`,
       resolves: null,
+      also_resolves: [],
     });
     expect(Date.parse(alert.detected_at)).toBeLessThanOrEqual(Date.parse(payload.sent_at));
     expect(call.headers["idempotency-key"]).toBe(expectedIdempotencyKey([failureId]));

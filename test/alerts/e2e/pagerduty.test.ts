@@ -3,7 +3,8 @@
  * a local stand-in for PagerDuty's Events API v2 (test/support/pagerduty-receiver.ts), which
  * validates every event as PagerDuty documents it and keeps its alerts ("incidents") by
  * dedup_key. A failed operation opens an incident keyed by its alert id, and its recovery
- * resolves it; a delivery retried after a 500 (PagerDuty took the event, its answer was lost) or
+ * resolves it, and every other incident opened for the operation (stuck, earlier failures,
+ * retries); a delivery retried after a 500 (PagerDuty took the event, its answer was lost) or
  * a 429 with Retry-After opens no second incident; a 400 dead-letters the alert with
  * PagerDuty's own words (the routing key redacted); and the routing key shows nowhere: not in
  * the logs, /metrics, the status page or the state.
@@ -17,7 +18,8 @@ import {
   type PagerDutyReceiver,
 } from "../../support/pagerduty-receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
-import { alertExporterSuite } from "./alert-suite.js";
+import type { RawConfig } from "../../../src/config/index.js";
+import { alertExporterSuite, type AlertExporterSuite } from "./alert-suite.js";
 import {
   expectedFailureAlerts,
   failsAfter,
@@ -33,14 +35,16 @@ import {
 const ROUTING_KEY = "PDE2EROUTINGKEYSECRET0123456789a";
 const STATUS_PAGE = "https://pgcp.example.test/status";
 
-describe("the PagerDuty sink", () => {
-  let sim: TestSimulator;
+/**
+ * The suite's stand-in for PagerDuty (there before the exporter starts, closed after it stops)
+ * and the exporter, with one PagerDuty sink, `oncall`, over `more`.
+ */
+function pagerDutySuite(
+  tempPrefix: string,
+  more: RawConfig,
+  use: (suite: AlertExporterSuite<never> & { readonly pd: PagerDutyReceiver }) => void,
+): void {
   let pd: PagerDutyReceiver;
-  let exporter: AlertExporter;
-  let project: SimProject;
-  let stateDir: string;
-
-  // The stand-in is there before the suite's exporter starts, and closed after it stops.
   beforeAll(async () => {
     pd = await startPagerDutyReceiver();
   });
@@ -48,10 +52,10 @@ describe("the PagerDuty sink", () => {
   alertExporterSuite(
     {
       receivers: [],
-      tempPrefix: "pgcp-pagerduty-e2e-",
+      tempPrefix,
       layers: () => [
         {
-          alerts: { statusPageUrl: STATUS_PAGE },
+          ...more,
           sinks: [
             {
               name: "oncall",
@@ -66,7 +70,23 @@ describe("the PagerDuty sink", () => {
       ],
       env: () => ({ PD_ROUTING_KEY: ROUTING_KEY }),
     },
-    (s) => ({ sim, exporter, project, stateDir } = s),
+    (s) => {
+      use({ ...s, pd });
+    },
+  );
+}
+
+describe("the PagerDuty sink", () => {
+  let sim: TestSimulator;
+  let pd: PagerDutyReceiver;
+  let exporter: AlertExporter;
+  let project: SimProject;
+  let stateDir: string;
+
+  pagerDutySuite(
+    "pgcp-pagerduty-e2e-",
+    { alerts: { statusPageUrl: STATUS_PAGE } },
+    (s) => ({ sim, pd, exporter, project, stateDir } = s),
   );
 
   /** Fails `failAt` s after creation; with `retryAt`, is retried then and finishes 1 s later. */
@@ -236,5 +256,85 @@ describe("the PagerDuty sink", () => {
       ...probes.flatMap((p) => secretsIn("a probe or the status page", p.text, [ROUTING_KEY])),
       ...states.flatMap((s) => secretsIn("the state", s, [ROUTING_KEY])),
     ]).toEqual([]);
+  });
+});
+
+describe("the PagerDuty sink, when an operation finishes after several alerts", () => {
+  let sim: TestSimulator;
+  let pd: PagerDutyReceiver;
+  let project: SimProject;
+
+  pagerDutySuite(
+    "pgcp-pagerduty-resolve-e2e-",
+    {
+      // apply_storage_config is stuck at once (the simulated clock lags the wall clock).
+      stuck: { default: 86_400, actions: { start_compute: 86_400, apply_storage_config: 1 } },
+      alerts: { retrying: true },
+    },
+    (s) => ({ sim, pd, project } = s),
+  );
+
+  /** The incidents opened for `operationId`, as (kind, failures count, status). */
+  function incidentsOf(operationId: string): [string, number, string][] {
+    return pd.incidents
+      .filter((i) => i.events[0]?.payload?.custom_details?.operation_id === operationId)
+      .map((i): [string, number, string] => {
+        const details = i.events[0]!.payload!.custom_details!;
+        return [String(details.kind), Number(details.failures_count), i.status];
+      })
+      .sort();
+  }
+
+  async function opened(operationId: string, count: number): Promise<void> {
+    await waitFor(`${String(count)} incidents for ${operationId}`, () =>
+      incidentsOf(operationId).length >= count ? true : undefined,
+    );
+  }
+
+  it("resolves its stuck incident, each failure's and each retry's", async () => {
+    const error = "volume detach timed out";
+    const op = await sim.sim.scriptOperation({
+      project_id: project.projectId,
+      branch_id: project.branchId,
+      endpoint_id: project.endpointId,
+      action: "apply_storage_config",
+      steps: [
+        { status: "running", after_seconds: 0 },
+        { status: "failed", after_seconds: 2, error },
+        { status: "running", after_seconds: 4 },
+        { status: "failed", after_seconds: 6, error },
+        { status: "running", after_seconds: 8 },
+        { status: "finished", after_seconds: 10 },
+      ],
+    });
+    await opened(op.id, 1);
+    // Each step is seen before the next: failed, retried, failed again, retried.
+    for (let step = 2; step <= 5; step++) {
+      await sim.sim.advance(2);
+      await opened(op.id, step);
+    }
+    expect(incidentsOf(op.id)).toEqual([
+      ["operation_failed", 1, "triggered"],
+      ["operation_failed", 2, "triggered"],
+      ["operation_retrying", 1, "triggered"],
+      ["operation_retrying", 2, "triggered"],
+      ["operation_stuck", 0, "triggered"],
+    ]);
+
+    await sim.sim.advance(2);
+    await waitFor("every incident of the operation resolved", () =>
+      incidentsOf(op.id).every(([, , status]) => status === "resolved") ? true : undefined,
+    );
+    expect(incidentsOf(op.id).map(([kind, failures]) => [kind, failures])).toEqual([
+      ["operation_failed", 1],
+      ["operation_failed", 2],
+      ["operation_retrying", 1],
+      ["operation_retrying", 2],
+      ["operation_stuck", 0],
+    ]);
+    // One resolve each, none for a key PagerDuty was not sent.
+    const resolves = pd.log.filter((l) => l.event?.event_action === "resolve");
+    const keys = new Set(pd.incidents.map((i) => i.dedupKey));
+    expect(resolves.every((l) => keys.has(l.event!.dedup_key!))).toBe(true);
   });
 });

@@ -5,8 +5,10 @@
  * Operations fail and are then retried by the service until they finish; some fail before any
  * sink could hear of them (the exporter's first poll finds them failed already), one fails
  * across a restart of the exporter. Every `resolves` a receiver gets names an alert it got.
+ * An operation stuck, failed, retried and failed again gets one recovery per receiver, naming
+ * every alert of the operation that receiver got (`resolves` and `also_resolves`).
  */
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RawConfig } from "../../../src/config/index.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { alertSuite } from "./alert-suite.js";
@@ -35,7 +37,8 @@ alertSuite(
   (s) => ({ sim, all, picky, project, stateDir } = s),
 );
 
-function start(): Promise<AlertExporter> {
+/** The exporter, with `more` over its settings. */
+function start(more: readonly RawConfig[] = []): Promise<AlertExporter> {
   const sinks: RawConfig = {
     sinks: [
       { name: "all", kind: "webhook", urlEnv: "HOOK_ALL_URL", groupWindow: 0 },
@@ -48,10 +51,13 @@ function start(): Promise<AlertExporter> {
       },
     ],
   };
-  return startAlertExporter([exporterSettings(sim, stateDir, [project.projectId]), sinks], {
-    HOOK_ALL_URL: `${all.url}/all`,
-    HOOK_PICKY_URL: `${picky.url}/picky`,
-  });
+  return startAlertExporter(
+    [exporterSettings(sim, stateDir, [project.projectId]), sinks, ...more],
+    {
+      HOOK_ALL_URL: `${all.url}/all`,
+      HOOK_PICKY_URL: `${picky.url}/picky`,
+    },
+  );
 }
 
 /** Fails at `failAt`, is retried at `retryAt` and finishes a second later (simulated time). */
@@ -69,6 +75,7 @@ interface Received {
   readonly kind: string;
   readonly operation_id: string;
   readonly resolves: string | null;
+  readonly also_resolves: readonly string[];
 }
 
 function received(receiver: ScriptedReceiver): Received[] {
@@ -126,12 +133,75 @@ it("sends a recovery only to the sinks that were sent its failure, also across a
   expect(recoveries(received(all))).toEqual([everywhere.id, onlyAll.id, acrossRestart.id].sort());
   expect(recoveries(received(picky))).toEqual([everywhere.id, acrossRestart.id].sort());
   expect(received(all).some((a) => a.operation_id === before.id)).toBe(false);
-  // Every resolves names an alert the same receiver was sent.
+  expectOnlyIdsSent();
+});
+
+/** Every id a recovery names, a receiver was sent. */
+function expectOnlyIdsSent(): void {
   for (const receiver of [all, picky]) {
     const alerts = received(receiver);
     const ids = new Set(alerts.map((a) => a.id));
     for (const alert of alerts) {
       if (alert.resolves !== null) expect(ids.has(alert.resolves)).toBe(true);
+      for (const id of alert.also_resolves) expect(ids.has(id)).toBe(true);
     }
   }
+}
+
+describe("an operation with several alerts", () => {
+  // A simulator of its own, whose clock lags the wall clock (the first test's ran ahead of it).
+  alertSuite(
+    { receivers: ["all", "picky"], tempPrefix: "pgcp-recovery-several-" },
+    (s) => ({ sim, all, picky, project, stateDir } = s),
+  );
+
+  it("resolves with one recovery every alert of an operation each receiver was sent", async () => {
+    // apply_storage_config is stuck at once (the simulated clock lags the wall clock).
+    const exporter = await start([
+      { stuck: { default: 86_400, actions: { start_compute: 86_400, apply_storage_config: 1 } } },
+    ]);
+    try {
+      await waitForFirstPolls(exporter, [project.projectId]);
+      const error = "volume detach timed out";
+      const op = await scriptOperation(sim, project, "apply_storage_config", [
+        { status: "running", after_seconds: 0 },
+        { status: "failed", after_seconds: 2, error },
+        { status: "running", after_seconds: 4 },
+        { status: "failed", after_seconds: 6, error },
+        { status: "finished", after_seconds: 8 },
+      ]);
+      const of = (receiver: ScriptedReceiver, kind: string) =>
+        received(receiver).filter((a) => a.operation_id === op.id && a.kind === kind);
+      await waitFor("the stuck alert", () => of(picky, "operation_stuck")[0]);
+      // Each step is seen before the next: failed, retried, failed again.
+      for (let failures = 1; failures <= 2; failures++) {
+        await sim.sim.advance(failures === 1 ? 2 : 4);
+        await waitFor(`failure ${String(failures)}`, () =>
+          of(all, "operation_failed").length === failures ? true : undefined,
+        );
+      }
+      await sim.sim.advance(2);
+      await waitFor("both recoveries", () =>
+        of(all, "operation_recovered").length > 0 && of(picky, "operation_recovered").length > 0
+          ? true
+          : undefined,
+      );
+      await waitForCommits(exporter, project.projectId, 2);
+
+      const [stuck] = of(all, "operation_stuck");
+      const [first, second] = of(all, "operation_failed");
+      // `all` got every alert: its recovery names the last failure, then the others.
+      expect(of(all, "operation_recovered")).toMatchObject([
+        { resolves: second!.id, also_resolves: [first!.id, stuck!.id] },
+      ]);
+      // `picky` drops this action's failures: it got the stuck alert only, and that is resolved.
+      expect(of(picky, "operation_failed")).toEqual([]);
+      expect(of(picky, "operation_recovered")).toMatchObject([
+        { resolves: stuck!.id, also_resolves: [] },
+      ]);
+      expectOnlyIdsSent();
+    } finally {
+      await exporter.stop();
+    }
+  });
 });

@@ -43,9 +43,20 @@ describe("webhook payload", () => {
       detected_at: "2025-06-01T12:05:31.000Z",
       link: failed!.link,
       resolves: null,
+      also_resolves: [],
     });
     expect(payload.alerts[1]).toMatchObject({ error: null, kind: "operation_stuck" });
     expect(payload.alerts[2]).toMatchObject({ kind: "operation_recovered", resolves: failed!.id });
+    // A recovery lists the other alerts of its operation it resolves; others list none.
+    const [resolving] = webhookPayload(
+      [{ ...recovered!, alsoResolves: [stuck!.id, "earlier"] }],
+      NOW,
+    ).alerts;
+    expect(resolving).toMatchObject({
+      resolves: failed!.id,
+      also_resolves: [stuck!.id, "earlier"],
+    });
+    expect(payload.alerts[2]!.also_resolves).toEqual([]);
     const bare = makeAlert();
     delete bare.branchId;
     delete bare.endpointId;
