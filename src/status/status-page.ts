@@ -10,34 +10,20 @@ import { sinkSecrets, type ResolvedSink } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
-import {
-  statusView,
-  type AccountSource,
-  type StatusLimits,
-  type StatusSource,
-  type StatusView,
-} from "./view.js";
+import { statusView, type StatusSource, type StatusView, type StatusViewOptions } from "./view.js";
 
-export interface StatusPageOptions {
+/** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
+export interface StatusPageOptions extends Pick<
+  StatusViewOptions,
+  "version" | "apiUrl" | "accounts" | "sinks" | "silences" | "notReadyReason" | "now" | "limits"
+> {
   /** What is known of each watched project, shared with the metrics (`ProjectViews`). */
   readonly projects: StatusSource;
-  readonly version: string;
-  /** The API base URL (shown without credentials or query). */
-  readonly apiUrl: string;
-  /** The accounts with their schedulers and limiters, once the daemon exists. */
-  readonly accounts?: () => readonly AccountSource[] | undefined;
-  /** The configured sinks: names and kinds only (never their URLs). */
-  readonly sinks: readonly { readonly name: string; readonly kind: string }[];
-  /** The configured silences (`silences:`), shown with whether each is open now. */
-  readonly silences?: readonly SilenceConfig[];
-  readonly notReadyReason: () => string | undefined;
   /**
    * Values that must never be shown (API key, sink URLs, signing secrets): removed from any
    * text from outside as a last line of defence. The page never receives them otherwise.
    */
   readonly secrets?: readonly string[];
-  readonly now?: () => number;
-  readonly limits?: Partial<StatusLimits>;
   /**
    * `full` (the default): projects, failures, the outbox and dead letters, with ids and error
    * texts. `summary`: the counts only, with no project id, text from outside or API address.

@@ -309,12 +309,13 @@ export interface StatusViewOptions {
   readonly source: StatusSource;
   readonly tracker: StatusTracker;
   readonly version: string;
+  /** The API base URL (shown without credentials or query). */
   readonly apiUrl: string;
-  /** The accounts, once the daemon runs them. */
+  /** The accounts with their schedulers and limiters, once the daemon runs them. */
   readonly accounts?: () => readonly AccountSource[] | undefined;
-  /** The configured sinks: names and kinds only. */
+  /** The configured sinks: names and kinds only (never their URLs). */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
-  /** The configured silences (none: the page shows none). */
+  /** The configured silences (`silences:`), shown with whether each is open now; none: none. */
   readonly silences?: readonly SilenceConfig[];
   readonly notReadyReason: () => string | undefined;
   /** Applied to every free text from outside (error messages, reasons) before it is shown. */
