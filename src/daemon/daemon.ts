@@ -412,7 +412,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     }));
 
   const discovery = new DiscoveryLoop(async (current) => {
-    let ok = true;
+    const failures: { account: string; error: unknown }[] = [];
     for (const plan of live.accounts.filter((a) => isDiscovered(a.projects))) {
       try {
         const ids = await discoverAccountProjects(
@@ -428,8 +428,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         discovered.set(plan.name, ids);
         log.info({ account: plan.name, projects: ids.length }, "projects discovered");
       } catch (error) {
-        ok = false;
-        notify.discoveryFailed(error);
+        failures.push({ account: plan.name, error });
         log.error(
           { account: plan.name, ...errorFields(error) },
           "project discovery failed; its projects found before are kept, and it is retried",
@@ -437,9 +436,11 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       }
     }
     // A reload to a list of projects (or a stop) while this discovery ran: the list wins.
-    if (!current()) return true;
-    await setProjects(findings(), true);
-    return ok;
+    if (current()) await setProjects(findings(), true);
+    // Told after the new list (which clears the status page's banner), so that they stay shown
+    // until the next discovery.
+    for (const { account, error } of failures) notify.discoveryFailed(error, account);
+    return !current() || failures.length === 0;
   });
 
   /** Watches the listed projects, and discovers those of `all` and organisations. */

@@ -98,6 +98,7 @@ export async function startExporter(
     perProjectHistograms: config.metrics.perProjectHistograms,
     ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
     exclude: config.metrics.exclude,
+    accountNames: accounts.map((a) => a.name),
     accounts: () => up.daemon?.accounts,
     leases: () => up.daemon?.leases,
     configLoads: () => reloader.loads,

@@ -372,8 +372,8 @@ export const CATALOGUE = [
   {
     name: "pgcp_discovery_failures_total",
     type: "counter",
-    labels: [],
-    help: "Failed discoveries of the account's projects (the previous project list stays).",
+    labels: ["account"],
+    help: "Failed discoveries of an account's projects (its previous project list stays).",
     unit: "",
     group: "exporter",
     source: "events",

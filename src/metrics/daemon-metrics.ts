@@ -11,6 +11,7 @@ import type { EventFamilies } from "./families.js";
 export function daemonObserver(
   families: EventFamilies,
   changed: () => void,
+  accounts: readonly string[] = [],
 ): Required<DaemonObserver> {
   const pollDurations = families.histogram("pgcp_poll_duration_seconds");
   const commits = families.counter("pgcp_state_commits_total");
@@ -19,6 +20,8 @@ export function daemonObserver(
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
   const alertsSilenced = families.counter("pgcp_alerts_silenced_total");
   const anomalies = families.counter("pgcp_api_anomalies_total");
+  // Each account's series from the start, so that a first failure is an increase from 0.
+  for (const account of accounts) discoveryFailures?.inc({ account }, 0);
   return {
     projectsChanged() {
       changed();
@@ -60,8 +63,8 @@ export function daemonObserver(
       listings?.inc({ result: "failure" });
       changed();
     },
-    discoveryFailed() {
-      discoveryFailures?.inc();
+    discoveryFailed(_error, account) {
+      discoveryFailures?.inc({ account });
       changed();
     },
     alertsDropped(projectId, count) {

@@ -34,6 +34,8 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly version: string;
   /** The git commit it was built from, when known, for `pgcp_build_info`. */
   readonly revision?: string | undefined;
+  /** The accounts' names, known before the daemon exists (their discovery failures start at 0). */
+  readonly accountNames?: readonly string[];
   /** The accounts' schedulers and limiters, once they exist (`() => daemon?.accounts`). */
   readonly accounts?: () => readonly AccountProbe[] | undefined;
   /** The lease manager, once it exists (`() => daemon?.leases`; Postgres state store only). */
@@ -93,7 +95,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     exposition.invalidate();
   };
   return {
-    ...daemonObserver(events, changed),
+    ...daemonObserver(events, changed, options.accountNames),
     apiEvents: apiEventCounters(events, changed),
     notifierObserver: notifierCounters(events, changed),
     leaseObserver: leaseCounters(events, changed),

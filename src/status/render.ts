@@ -136,9 +136,14 @@ ${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\
 }
 
 function renderDiscovery(view: StatusView): string {
-  const d = view.discoveryError;
-  if (d === undefined) return "";
-  return `<p class="banner" id="discovery-error">Project discovery failed ${timeAgo(d.atMs, view.generatedAtMs)}; the previous list of projects stays: <span class="error">${escapeHtml(d.message)}</span></p>\n`;
+  // The account is named when there are several (the one of the single-key settings is not).
+  const named = view.accounts.length > 1;
+  return view.discoveryErrors
+    .map(
+      (d) =>
+        `<p class="banner discovery-error" data-account="${escapeHtml(d.account)}">Project discovery${named ? ` of the account ${escapeHtml(d.account)}` : ""} failed ${timeAgo(d.atMs, view.generatedAtMs)}; its previous list of projects stays: <span class="error">${escapeHtml(d.message)}</span></p>\n`,
+    )
+    .join("");
 }
 
 function renderSummary(view: StatusView): string {

@@ -21,7 +21,8 @@ export class StatusTracker implements DaemonObserver {
   readonly #now: () => number;
   readonly #failuresKept: number;
   readonly #silencedKept: number;
-  #discoveryError: { atMs: number; error: unknown } | undefined;
+  /** Each account's failed discovery since the projects last changed. */
+  readonly #discoveryErrors = new Map<string, { atMs: number; error: unknown }>();
   /** Alerts silences kept from sinks, newest first, at most `silencedKept` (all projects). */
   #silenced: SilencedView[] = [];
 
@@ -40,14 +41,15 @@ export class StatusTracker implements DaemonObserver {
     return this.#projects.get(projectId);
   }
 
-  get discoveryError(): { readonly atMs: number; readonly error: unknown } | undefined {
-    return this.#discoveryError;
+  /** The accounts whose discovery failed since the projects last changed, and how. */
+  get discoveryErrors(): ReadonlyMap<string, { readonly atMs: number; readonly error: unknown }> {
+    return this.#discoveryErrors;
   }
 
   projectsChanged(projectIds: readonly string[]): void {
     const wanted = new Set(projectIds);
     for (const id of this.#projects.keys()) if (!wanted.has(id)) this.#projects.delete(id);
-    this.#discoveryError = undefined;
+    this.#discoveryErrors.clear();
   }
 
   stateLoaded(projectId: string, state: ProjectState): void {
@@ -87,8 +89,8 @@ export class StatusTracker implements DaemonObserver {
     }
   }
 
-  discoveryFailed(error: unknown): void {
-    this.#discoveryError = { atMs: this.#now(), error };
+  discoveryFailed(error: unknown, account: string): void {
+    this.#discoveryErrors.set(account, { atMs: this.#now(), error });
   }
 
   #rememberSilenced(projectId: string, result: PollResult, now: number): void {

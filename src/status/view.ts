@@ -212,7 +212,12 @@ export interface StatusView {
   readonly apiUrl: string;
   /** Why the exporter is not ready, or undefined when it is. */
   readonly notReadyReason: string | undefined;
-  readonly discoveryError: { readonly atMs: number; readonly message: string } | undefined;
+  /** Each account whose discovery failed since the projects last changed (its list stays). */
+  readonly discoveryErrors: readonly {
+    readonly account: string;
+    readonly atMs: number;
+    readonly message: string;
+  }[];
   readonly counts: StatusCounts;
   /** Problems first; at most `limits.projectRows`. */
   readonly projects: readonly StatusProject[];
@@ -423,16 +428,16 @@ export function statusView(options: StatusViewOptions): StatusView {
     }
   }
 
-  const discovery = tracker.discoveryError;
   return {
     generatedAtMs: now,
     version: options.version,
     apiUrl: displayUrl(options.apiUrl),
     notReadyReason: options.notReadyReason(),
-    discoveryError:
-      discovery === undefined
-        ? undefined
-        : { atMs: discovery.atMs, message: clean(messageOf(discovery.error)) },
+    discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
+      account,
+      atMs: failure.atMs,
+      message: clean(messageOf(failure.error)),
+    })),
     counts: {
       projects: ids.length,
       health,

@@ -26,8 +26,8 @@ export interface DaemonObserver {
   /** A project's endpoints were listed. */
   endpointsListed?(projectId: string, endpoints: readonly Endpoint[]): void;
   endpointsFailed?(projectId: string, error: unknown): void;
-  /** Discovery (`projects: all`) failed; the previous list stays. */
-  discoveryFailed?(error: unknown): void;
+  /** An account's discovery (`all`, organisations) failed; its previous list stays. */
+  discoveryFailed?(error: unknown, account: string): void;
   /** New alerts found the project's outbox full and were dropped. */
   alertsDropped?(projectId: string, count: number): void;
 }

@@ -168,3 +168,39 @@ it("watches organisations through personal and organisation keys, each project o
     }
   }
 });
+
+it("keeps watching the other accounts when one account's discovery fails, and says which", async () => {
+  const t = await simulator("key-personal-4242", 31);
+  const hidden = await t.sim.createOrganization({ name: "Not a member" });
+  const mine = (await t.sim.createProject()).project.id;
+  const e = await startTestExporter(
+    {
+      api: { url: t.apiUrl },
+      state: { dir: await tempDir() },
+      discoveryInterval: 0.5,
+      accounts: [
+        { name: "people", keyEnv: "KEY_PERSONAL", projects: "all" },
+        // The key's user is no member: the API answers 404 for this organisation.
+        { name: "stranger", keyEnv: "KEY_PERSONAL", orgs: [hidden.id] },
+      ],
+    },
+    { KEY_PERSONAL: t.apiKey },
+  );
+  cleanups.push(() => e.stop());
+
+  await waitFor(
+    "the personal project polled",
+    async () => (await e.value("pgcp_project_up", { project: mine })) === 1,
+  );
+  await waitFor(
+    "a failed discovery counted for the stranger account",
+    async () =>
+      ((await e.value("pgcp_discovery_failures_total", { account: "stranger" })) ?? 0) > 0,
+  );
+  expect(await e.value("pgcp_discovery_failures_total", { account: "people" })).toBe(0);
+  const page = await e.get("/");
+  expect(page.text).toContain(
+    `data-account="stranger">Project discovery of the account stranger failed`,
+  );
+  expect(page.text).not.toContain(`discovery-error" data-account="people"`);
+});

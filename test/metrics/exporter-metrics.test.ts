@@ -94,7 +94,7 @@ describe("exporter metrics", () => {
     metrics.endpointsListed("p-1", []);
     metrics.endpointsFailed("p-1", new Error("timeout"));
     metrics.endpointsFailed("p-1", new Error("timeout"));
-    metrics.discoveryFailed(new Error("401"));
+    metrics.discoveryFailed(new Error("401"), "default");
     const text = await render(metrics);
     expect(family(text, "pgcp_state_commits_total")).toEqual(
       lines(`
@@ -112,9 +112,9 @@ describe("exporter metrics", () => {
     );
     expect(family(text, "pgcp_discovery_failures_total")).toEqual(
       lines(`
-        # HELP pgcp_discovery_failures_total Failed discoveries of the account's projects (the previous project list stays).
+        # HELP pgcp_discovery_failures_total Failed discoveries of an account's projects (its previous project list stays).
         # TYPE pgcp_discovery_failures_total counter
-        pgcp_discovery_failures_total 1
+        pgcp_discovery_failures_total{account="default"} 1
       `),
     );
     const polls = samples(text, "pgcp_poll_duration_seconds");

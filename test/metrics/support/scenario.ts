@@ -94,7 +94,7 @@ export function feedEverything(metrics: ExporterMetrics): void {
     }),
   ]);
   metrics.endpointsFailed("p-beta", new Error("timeout"));
-  metrics.discoveryFailed(new Error("401"));
+  metrics.discoveryFailed(new Error("401"), "default");
   metrics.alertsDropped("p-alpha", 3);
   const { notifierObserver } = metrics;
   notifierObserver.delivered("slack", [alert("p-alpha", "a-9")], [4.5]);
