@@ -477,7 +477,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       // As many polls at once as each account's scheduler runs: each walk holds its pages until
       // it commits.
       await Promise.all(
-        accountPlans(config).map((plan) =>
+        live.accounts.map((plan) =>
           forEachBounded(roster.idsOf(plan.name), plan.concurrency, (id) =>
             pollProject(id, signal),
           ),

@@ -236,7 +236,7 @@ export function exporterHealthDashboard(): Dashboard {
       graphPanel({
         title: "429 responses",
         description:
-          "429 responses per interval, by route: each paused the shared rate limiter for every caller.",
+          "429 responses per interval, by route: each paused its account's rate limiter for every caller of that account.",
         queries: [sumBy(["route"], perInterval(sel("pgcp_api_rate_limit_pauses_total")))],
         unit: "short",
         bars: true,
@@ -248,7 +248,7 @@ export function exporterHealthDashboard(): Dashboard {
       graphPanel({
         title: "Rate-limiter queueing",
         description:
-          "Requests that queued at the shared rate limiter before they could be sent, per second, by route.",
+          "Requests that queued at their account's rate limiter before they could be sent, per second, by route.",
         queries: [sumBy(["route"], rate(sel("pgcp_api_rate_limit_waits_total")))],
         unit: "reqps",
         stack: true,
