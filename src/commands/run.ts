@@ -4,7 +4,7 @@
  * stops polling (a poll in flight is abandoned without a commit), closes the server and exits
  * 0. It exits 1 when the exporter cannot start or can no longer do its job.
  */
-import { startExporter, type RunningExporter } from "../exporter/index.js";
+import { limitHeapGrowth, startExporter, type RunningExporter } from "../exporter/index.js";
 import { createLogger, errorFields } from "../logger.js";
 import type { Command } from "./command.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
@@ -28,6 +28,8 @@ export const runCommand: Command = {
     if (loaded.kind === "exit") return loaded.code;
     const { config, sinks, web } = loaded;
     const logger = createLogger(config.log.level, undefined, config.log.format);
+    const heap = limitHeapGrowth();
+    logger.debug(heap, "heap growing factor");
     let exporter: RunningExporter;
     try {
       exporter = await startExporter(config, { logger, sinks, web });

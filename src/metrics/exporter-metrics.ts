@@ -19,6 +19,7 @@ import {
   type ExpositionTiming,
 } from "./exposition.js";
 import { registerCatalogue } from "./families.js";
+import { gzipBody } from "./compressed-body.js";
 import { familyNames, processMetricsRegistry } from "./process-metrics.js";
 import type { AccountProbe, ConfigLoadProbe, LeaseProbe } from "./projected-family.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
@@ -84,12 +85,17 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       configLoads: options.configLoads,
     },
   });
+  // The exporter's own families first, then the process's.
+  const rendering = slicedRendering([...texts, ...registryFamilies(processRegistry)]);
   const exposition = new CachedExposition(
-    // The exporter's own families first, then the process's.
-    slicedRendering([...texts, ...registryFamilies(processRegistry)]),
+    () => rendering.render(),
     registry.contentType,
     options.timing ?? DEFAULT_TIMING,
     options.onError ?? warn,
+    gzipBody,
+    (body) => {
+      rendering.recycle(body);
+    },
   );
   const changed = () => {
     exposition.invalidate();
@@ -100,6 +106,7 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
     notifierObserver: notifierCounters(events, changed),
     leaseObserver: leaseCounters(events, changed),
     current: () => exposition.current(),
+    lend: () => exposition.lend(),
     refresh: () => exposition.refresh(),
     close: () => {
       exposition.close();

@@ -5,6 +5,9 @@
  * rebuild is answered after one slice rather than after the whole rendering. Each rendering
  * is also compressed once, off the event loop (`compressed-body.ts`), and the plain body and
  * its gzip form are published together: a scrape gets one or the other of the same rendering.
+ * A scrape borrows the rendering it sends and gives it back when its response is done; a
+ * replaced rendering that every scrape has given back is handed to `recycle`, so that a later
+ * rendering is written into its buffer rather than into new memory.
  */
 import { gzipBody, gzipBodyNow } from "./compressed-body.js";
 
@@ -18,8 +21,33 @@ export interface Rendering {
 
 /** What the HTTP server serves at `/metrics`. */
 export interface Exposition {
-  /** The current rendering. */
+  /** The current rendering, unchanged for as long as the caller keeps it. */
   current(): Rendering;
+  /**
+   * The current rendering, lent for one response: once `release` is called (when the response
+   * is done, sent or aborted), a later rendering may be written into its buffers, so they must
+   * not be read after that. Writing into a buffer already in memory spares the pages of a new
+   * one, which cost more than the writing itself on a virtual machine.
+   */
+  lend(): LentRendering;
+}
+
+export interface LentRendering {
+  readonly rendering: Rendering;
+  /** The rendering is no longer read; a second call does nothing. */
+  readonly release: () => void;
+}
+
+/** A published rendering, and who may still read it. */
+interface Published {
+  readonly rendering: Rendering;
+  /** Responses still sending it. */
+  lent: number;
+  /** Returned by `current()`: its reader may keep it for ever, so it is never recycled. */
+  kept: boolean;
+  /** A later rendering replaced it. */
+  retired: boolean;
+  recycled: boolean;
 }
 
 export interface ExpositionTiming {
@@ -32,8 +60,9 @@ export interface ExpositionTiming {
 export const DEFAULT_TIMING: ExpositionTiming = { gatherMs: 250, refreshMs: 5000 };
 
 /**
- * Share of the time rendering may take: after a rebuild that took d ms, changes gather for at
- * least 9·d ms, so that thousands of projects' series cannot keep the event loop busy.
+ * Share of the time rebuilding may take: after a rebuild (rendering and compressing) that took
+ * d ms, changes gather for at least 9·d ms, so that thousands of projects' series cannot keep
+ * the process busy.
  */
 const MAX_RENDER_SHARE = 0.1;
 
@@ -46,16 +75,19 @@ export class CachedExposition implements Exposition {
   readonly #timing: ExpositionTiming;
   readonly #onError: (error: unknown) => void;
   readonly #compress: (body: Buffer) => Promise<Buffer>;
-  #rendering: Rendering;
+  readonly #recycle: ((body: Buffer) => void) | undefined;
+  #published: Published;
   #gathering: NodeJS.Timeout | undefined;
   #refreshing: NodeJS.Timeout | undefined;
   #rebuilding: Promise<void> | undefined;
-  #lastRenderMs = 0;
+  #lastRebuildMs = 0;
   #closed = false;
 
   /**
    * Starts the first rendering at once; `onError` hears renderings (or compressions) that fail.
-   * `compress` makes a rendering's gzip form (the default: `gzipBody`).
+   * `compress` makes a rendering's gzip form (the default: `gzipBody`). `recycle`, when given,
+   * is handed each body that nobody reads any more (replaced, and neither sending nor kept),
+   * for `render` to write a later rendering into.
    */
   constructor(
     render: () => Promise<string | Buffer>,
@@ -63,13 +95,15 @@ export class CachedExposition implements Exposition {
     timing: ExpositionTiming,
     onError: (error: unknown) => void,
     compress: (body: Buffer) => Promise<Buffer> = gzipBody,
+    recycle?: (body: Buffer) => void,
   ) {
     this.#render = render;
     this.#contentType = contentType;
     this.#timing = timing;
     this.#onError = onError;
     this.#compress = compress;
-    this.#rendering = { body: EMPTY, gzip: EMPTY_GZIP, contentType };
+    this.#recycle = recycle;
+    this.#published = published({ body: EMPTY, gzip: EMPTY_GZIP, contentType });
     void this.refresh();
   }
 
@@ -79,7 +113,23 @@ export class CachedExposition implements Exposition {
    * the body is empty (`refresh()` resolves once a rendering is published).
    */
   current(): Rendering {
-    return this.#rendering;
+    this.#published.kept = true;
+    return this.#published.rendering;
+  }
+
+  lend(): LentRendering {
+    const lent = this.#published;
+    lent.lent += 1;
+    let released = false;
+    return {
+      rendering: lent.rendering,
+      release: () => {
+        if (released) return;
+        released = true;
+        lent.lent -= 1;
+        this.#recycleIfUnread(lent);
+      },
+    };
   }
 
   /** Something changed: rebuild once the changes of the next moments have gathered. */
@@ -87,7 +137,7 @@ export class CachedExposition implements Exposition {
     if (this.#closed || this.#gathering !== undefined) return;
     const delay = Math.max(
       this.#timing.gatherMs,
-      (this.#lastRenderMs * (1 - MAX_RENDER_SHARE)) / MAX_RENDER_SHARE,
+      (this.#lastRebuildMs * (1 - MAX_RENDER_SHARE)) / MAX_RENDER_SHARE,
     );
     this.#gathering = setTimeout(() => void this.refresh(), delay).unref();
   }
@@ -123,20 +173,33 @@ export class CachedExposition implements Exposition {
     } catch (error) {
       this.#onError(error);
     }
-    this.#lastRenderMs = performance.now() - started;
     if (body !== undefined) {
-      // Off the event loop, so it counts in neither the rendering's time nor its share.
+      // Off the event loop, but on the process's CPU: it counts in the rebuild's share.
       try {
         const gzip = await this.#compress(body);
-        this.#rendering = { body, gzip, contentType: this.#contentType };
+        const replaced = this.#published;
+        this.#published = published({ body, gzip, contentType: this.#contentType });
+        replaced.retired = true;
+        this.#recycleIfUnread(replaced);
       } catch (error) {
         this.#onError(error);
       }
     }
+    this.#lastRebuildMs = performance.now() - started;
     // The refresh counts from the latest rebuild, whatever caused it: none is done twice.
     clearTimeout(this.#refreshing);
     if (!this.#closed) {
       this.#refreshing = setTimeout(() => void this.refresh(), this.#timing.refreshMs).unref();
     }
   }
+
+  #recycleIfUnread(p: Published): void {
+    if (!p.retired || p.lent > 0 || p.kept || p.recycled) return;
+    p.recycled = true;
+    if (p.rendering.body !== EMPTY) this.#recycle?.(p.rendering.body);
+  }
+}
+
+function published(rendering: Rendering): Published {
+  return { rendering, lent: 0, kept: false, retired: false, recycled: false };
 }

@@ -2,9 +2,10 @@
  * Turns the catalogue into the families of the rendering, in its order. Event families are
  * ordinary prom-client counters and histograms in a registry, rendered by prom-client. A
  * projected family is written as text of our own (`text-format.ts`) from the series its
- * projection computes each time the rendering reaches it: counters restored from committed
- * state are therefore exactly what was committed, and a forgotten project or endpoint simply
- * has no series.
+ * projection computes each time the rendering reaches it (or keeps, per project, from an earlier
+ * rendering while the project is unchanged): counters restored from committed state are
+ * therefore exactly what was committed, and a forgotten project or endpoint simply has no
+ * series.
  */
 import { Counter, Histogram, type Registry } from "prom-client";
 import {
@@ -13,8 +14,16 @@ import {
   type EventHistogramName,
   type MetricSpec,
 } from "./catalogue.js";
-import type { HistogramSeries, ProjectionInput, Sample } from "./projected-family.js";
+import { ProjectChunks } from "./project-chunks.js";
+import type {
+  AcrossProjects,
+  HistogramSeries,
+  PerProject,
+  ProjectionInput,
+  Sample,
+} from "./projected-family.js";
 import { PROJECTIONS } from "./projected-families.js";
+import type { ProjectView } from "../sync/index.js";
 import type { FamilyText } from "./sliced-rendering.js";
 import { familyHeader, histogramLines, sampleLines } from "./text-format.js";
 
@@ -53,18 +62,13 @@ export function registerCatalogue(
       continue;
     }
     // `Projections` ties each name to the series type of its entry; the loop cannot see that.
-    const project = PROJECTIONS[spec.name] as (
-      input: ProjectionInput,
-    ) => Iterable<Sample & HistogramSeries>;
-    // The projects' views are copied when the family starts, and its series computed from the
-    // copies as its lines are written, over several slices: the family is one moment's view
-    // (a view's state and listing are replaced on change, never updated in place) without
-    // holding all of its series at once.
-    const text =
+    const projection = PROJECTIONS[spec.name] as Projection<Sample & HistogramSeries>;
+    const lines = (series: Iterable<Sample & HistogramSeries>): Iterable<string> =>
       spec.type === "histogram"
-        ? () => histogramLines(spec.name, spec.buckets, project(moment(input)))
-        : () => sampleLines(spec.name, project(moment(input)));
-    texts.push(() => withHeader(spec, text()));
+        ? histogramLines(spec.name, spec.buckets, series)
+        : sampleLines(spec.name, series);
+    const text = projectedText(projection, lines, input);
+    texts.push(() => withHeader(spec, text));
   }
   return {
     events: {
@@ -75,12 +79,48 @@ export function registerCatalogue(
   };
 }
 
+type Projection<S> = AcrossProjects<S> | PerProject<S>;
+
+/**
+ * A projected family's lines, for one rendering. A per-project family is written project by
+ * project, each project's series computed from its view as the rendering reaches it; one that
+ * says what it reads keeps each project's text for the next renderings while its view is
+ * unchanged in that (`project-chunks.ts`). A family across projects is computed from a
+ * copy of the views taken when it starts, and its series as its lines are written, over
+ * several slices: the family is one moment's view (a view's state and listing are replaced on
+ * change, never updated in place) without holding all of its series at once.
+ */
+function projectedText<S>(
+  projection: Projection<S>,
+  lines: (series: Iterable<S>) => Iterable<string>,
+  input: ProjectionInput,
+): () => Iterable<string | Buffer> {
+  if (typeof projection === "function") return () => lines(projection(moment(input)));
+  const { series, reads } = projection;
+  if (reads === undefined) {
+    return () => lines(eachProject(Array.from(input.projects), series));
+  }
+  const chunks = new ProjectChunks({ series, reads }, lines);
+  return () => chunks.chunks(Array.from(input.projects));
+}
+
+/** Each project's series in turn, each computed from its view as the rendering reaches it. */
+function* eachProject<S>(
+  views: readonly ProjectView[],
+  series: (view: ProjectView) => Iterable<S>,
+): Generator<S> {
+  for (const view of views) yield* series(view);
+}
+
 /** The input as of now: a copy of each project's view (its parts are never changed in place). */
 function moment(input: ProjectionInput): ProjectionInput {
   return { projects: Array.from(input.projects, (view) => ({ ...view })), runtime: input.runtime };
 }
 
-function* withHeader(spec: MetricSpec, lines: Iterable<string>): Generator<string> {
+function* withHeader(
+  spec: MetricSpec,
+  text: () => Iterable<string | Buffer>,
+): Generator<string | Buffer> {
   yield* familyHeader(spec.name, spec.help, spec.type);
-  yield* lines;
+  yield* text();
 }

@@ -12,70 +12,95 @@ import { committed } from "../sync/index.js";
 type Arrival = ProjectState["totals"]["arrivals"][number];
 
 export const operationProjections = {
-  *pgcp_operations_total({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
-      for (const a of state.totals.arrivals) {
+  pgcp_operations_total: {
+    reads: [({ state }) => state?.totals.arrivals],
+    *series({ projectId, state }) {
+      for (const a of state?.totals.arrivals ?? []) {
         yield {
           labels: { project: projectId, action: a.action, status: a.status },
           value: a.count,
         };
       }
-    }
+    },
   },
 
   pgcp_operation_duration_seconds({ projects }) {
-    // Summed over projects: every project counts with the same bucket bounds.
-    const merged = new Map<string, HistogramSeries>();
+    // Summed over projects: every project counts with the same bucket bounds. Each series is
+    // found by action, then status, and kept in the order first met.
+    const byAction = new Map<string, Map<string, Merged>>();
+    const merged: Merged[] = [];
     for (const { state } of committed(projects)) {
       for (const a of arrivalsWithBuckets(state)) {
-        const labels = { action: a.action, status: a.status };
-        const key = JSON.stringify([a.action, a.status]);
-        merged.set(key, addSeries(merged.get(key), seriesOf(labels, a)));
+        let byStatus = byAction.get(a.action);
+        if (byStatus === undefined) byAction.set(a.action, (byStatus = new Map<string, Merged>()));
+        const into = byStatus.get(a.status);
+        if (into === undefined) {
+          const labels = { action: a.action, status: a.status };
+          const series = { labels, buckets: [...a.buckets], sum: a.durationSum, count: a.count };
+          byStatus.set(a.status, series);
+          merged.push(series);
+          continue;
+        }
+        for (let i = 0; i < a.buckets.length; i++) {
+          into.buckets[i] = (into.buckets[i] ?? 0) + (a.buckets[i] ?? 0);
+        }
+        into.sum += a.durationSum;
+        into.count += a.count;
       }
     }
-    return merged.values();
+    return merged;
   },
 
-  *pgcp_project_operation_duration_seconds({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
+  pgcp_project_operation_duration_seconds: {
+    reads: [({ state }) => state?.totals],
+    *series({ projectId, state }) {
+      if (state === undefined) return;
       for (const a of arrivalsWithBuckets(state)) {
         yield seriesOf({ project: projectId, action: a.action, status: a.status }, a);
       }
-    }
+    },
   },
 
-  *pgcp_operations_open({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
+  pgcp_operations_open: {
+    series({ projectId, state }) {
       // A failed operation is followed only in case the service retries it: it is not open.
-      const open = state.tracked.filter((t) => t.status !== "failed");
-      yield* tally(open.map((t) => ({ project: projectId, action: t.action, status: t.status })));
-    }
+      const open = (state?.tracked ?? []).filter((t) => t.status !== "failed");
+      return tally(open.map((t) => ({ project: projectId, action: t.action, status: t.status })));
+    },
   },
 
-  *pgcp_operation_retries_total({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
-      for (const [action, value] of Object.entries(state.totals.retries)) {
+  pgcp_operation_retries_total: {
+    *series({ projectId, state }) {
+      for (const [action, value] of Object.entries(state?.totals.retries ?? {})) {
         yield { labels: { project: projectId, action }, value };
       }
-    }
+    },
   },
 
-  *pgcp_operations_stuck({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
+  pgcp_operations_stuck: {
+    series({ projectId, state }) {
       // Only open ones: an operation found stuck that then failed keeps its flag (its alert)
       // while it is watched for a retry, but it is no longer open, so no longer stuck.
-      const stuck = state.tracked.filter((t) => t.stuck && t.status !== "failed");
-      yield* tally(stuck.map((t) => ({ project: projectId, action: t.action })));
-    }
+      const stuck = (state?.tracked ?? []).filter((t) => t.stuck && t.status !== "failed");
+      return tally(stuck.map((t) => ({ project: projectId, action: t.action })));
+    },
   },
 
-  *pgcp_project_newest_operation_timestamp_seconds({ projects }) {
-    for (const { projectId, state } of committed(projects)) {
-      if (state.watermark.second === BOTTOM.second) continue;
+  pgcp_project_newest_operation_timestamp_seconds: {
+    *series({ projectId, state }) {
+      if (state === undefined || state.watermark.second === BOTTOM.second) return;
       yield { labels: { project: projectId }, value: state.watermark.second };
-    }
+    },
   },
 } satisfies Partial<Projections>;
+
+/** A histogram series being summed over projects. */
+interface Merged {
+  readonly labels: Labels;
+  readonly buckets: number[];
+  sum: number;
+  count: number;
+}
 
 /**
  * The arrivals with bucket counts for this build's bounds. A state file written with other
@@ -88,16 +113,6 @@ function arrivalsWithBuckets(state: ProjectState): readonly Arrival[] {
 
 function seriesOf(labels: Labels, a: Arrival): HistogramSeries {
   return { labels, buckets: a.buckets, sum: a.durationSum, count: a.count };
-}
-
-function addSeries(into: HistogramSeries | undefined, add: HistogramSeries): HistogramSeries {
-  if (into === undefined) return add;
-  return {
-    labels: into.labels,
-    buckets: add.buckets.map((n, i) => n + (into.buckets[i] ?? 0)),
-    sum: into.sum + add.sum,
-    count: into.count + add.count,
-  };
 }
 
 /** One sample per distinct label set, counting how often it occurs. */

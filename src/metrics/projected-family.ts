@@ -1,6 +1,7 @@
 /**
  * The shape of a projected family: a function from what the module knows (project views and
- * runtime probes) to the family's series, called each time the rendering is built. One is
+ * runtime probes) to the family's series, called each time the rendering is built, or, for a
+ * family whose series each belong to one project, a function of one project's view. One is
  * needed for every catalogue entry that is not counted from events; `Projections` makes a
  * missing one a compile error, and `projected-families.ts` holds them all.
  */
@@ -75,8 +76,29 @@ export interface ProjectionInput {
   readonly runtime: RuntimeProbes;
 }
 
-export type Projection<N extends MetricName> = (
-  input: ProjectionInput,
-) => Iterable<SpecOf<N>["type"] extends "histogram" ? HistogramSeries : Sample>;
+/** The series type of a family: histogram series or samples. */
+export type SeriesOf<N extends MetricName> = SpecOf<N>["type"] extends "histogram"
+  ? HistogramSeries
+  : Sample;
+
+/** A family whose series are computed from all the projects at once (sums, runtime values). */
+export type AcrossProjects<S> = (input: ProjectionInput) => Iterable<S>;
+
+/** A family whose series each belong to one project, computed from that project's view alone. */
+export interface PerProject<S> {
+  readonly series: (view: ProjectView) => Iterable<S>;
+  /**
+   * When given, each project's text is kept between renderings and written again only when
+   * one of the values these pick from the view is no longer the same (`===`) as at the last
+   * rendering. Each value read must therefore be replaced on change, never updated in place
+   * (the view's state, listing and their parts are), and `series` must read nothing else.
+   * Worth it for a family of several lines per project (per endpoint, per action); for one
+   * short line, the kept text costs more memory than writing it again.
+   */
+  readonly reads?: readonly ((view: ProjectView) => unknown)[];
+}
+
+export type Projection<N extends MetricName> =
+  AcrossProjects<SeriesOf<N>> | PerProject<SeriesOf<N>>;
 
 export type Projections = { readonly [N in ProjectedName]: Projection<N> };

@@ -1,23 +1,29 @@
 /**
  * Writes the `/metrics` body from its families in slices: prom-client's renderings of the
- * families it counts, and the lines of our own of the projected families, in order, letting
- * the event loop run whenever a slice has taken `RENDER_SLICE_MS`.
+ * families it counts, and the lines of our own of the projected families (some kept per project
+ * from earlier renderings), in order, letting the event loop run whenever a slice has taken
+ * `RENDER_SLICE_MS`.
  */
 import type { Registry } from "prom-client";
 
 /**
  * Longest stretch (ms) a sliced rendering works before it lets the event loop run: a scrape
- * that arrives during a rebuild waits for one slice, not for the whole rendering.
+ * that arrives during a rebuild waits for one slice, not for the whole rendering. Half the
+ * 10 ms a stall may last, since a collection of a few milliseconds may fall inside a slice.
  */
-export const RENDER_SLICE_MS = 8;
+export const RENDER_SLICE_MS = 5;
+
+/** Pieces written between two looks at the clock: a project's text is one piece. */
+const PIECES_PER_LOOK = 8;
 
 /**
  * One family's part of the body, read when the rendering reaches it: either prom-client's own
- * rendering of one of its families (`registryFamilies`), or lines of our own (`text-format.ts`),
- * written without their new lines. Lines are written in slices, so a family of many series
- * does not hold the event loop for all of them.
+ * rendering of one of its families (`registryFamilies`), or pieces of our own: a string is one
+ * line (`text-format.ts`), without its new line; bytes are whole lines, each ending with its
+ * new line (a project's lines kept from an earlier rendering, `project-chunks.ts`). Pieces are
+ * written in slices, so a family of many series does not hold the event loop for all of them.
  */
-export type FamilyText = () => Promise<string> | Iterable<string>;
+export type FamilyText = () => Promise<string> | Iterable<string | Buffer>;
 
 /** Each family of a prom-client registry, in its order, rendered through its public API. */
 export function registryFamilies(registry: Registry): FamilyText[] {
@@ -41,45 +47,109 @@ export function registryFamilies(registry: Registry): FamilyText[] {
 export function slicedRendering(
   families: readonly FamilyText[],
   sliceMs = RENDER_SLICE_MS,
-): () => Promise<Buffer> {
+): SlicedRendering {
   // The previous body's size: the next one is written into one buffer of about that size.
   let lastBytes = 0;
-  return async () => {
-    // Encoded a few hundred lines at a time, so that no step handles the whole body at once,
-    // straight into the body: no pieces to gather and copy once it is done.
-    const body = new BodyBuffer(lastBytes);
+  const bodies = new BodyBuffers();
+  const render = async (): Promise<Buffer> => {
+    // Lines are encoded a few hundred at a time, so that no step handles the whole body at
+    // once, straight into the body: no pieces to gather and copy once it is done.
+    const body = new BodyBuffer(bodies, lastBytes);
     let pending: string[] = [];
     let sliceStarted = performance.now();
-    const flush = async (): Promise<void> => {
+    let pieces = 0;
+    const write = (): void => {
+      if (pending.length === 0) return;
       body.append(pending.join(""));
       pending = [];
+    };
+    const breathe = async (): Promise<void> => {
       if (performance.now() - sliceStarted < sliceMs) return;
+      write();
       await nextTurn();
       sliceStarted = performance.now();
     };
-    // prom-client joins a family's lines with "\n", the families with "\n\n", and ends with "\n".
+    // prom-client joins a family's lines with "\n", the families with "\n\n", and ends with
+    // "\n": every line here ends with its new line, an empty line separates two families, and
+    // a family without lines is one empty line.
     for (const [i, family] of families.entries()) {
-      if (i > 0) pending.push("\n\n");
+      if (i > 0) pending.push("\n");
       const text = family();
       if (text instanceof Promise) {
-        pending.push(await text);
+        pending.push(await text, "\n");
       } else {
-        let first = true;
-        for (const line of text) {
-          if (!first) pending.push("\n");
-          first = false;
-          pending.push(line);
-          if (pending.length >= 1024) await flush();
+        const before = pieces;
+        for (const piece of text) {
+          if (typeof piece === "string") {
+            pending.push(piece, "\n");
+            if (pending.length >= 2048) write();
+          } else {
+            write();
+            body.appendBytes(piece);
+          }
+          if (++pieces % PIECES_PER_LOOK === 0) await breathe();
         }
+        if (pieces === before) pending.push("\n");
       }
-      await flush();
+      await breathe();
     }
-    pending.push("\n");
-    await flush();
+    write();
     const done = body.done();
     lastBytes = done.length;
     return done;
   };
+  return {
+    render,
+    recycle: (body) => {
+      bodies.recycle(body);
+    },
+  };
+}
+
+export interface SlicedRendering {
+  /** Writes the families' current text. */
+  render(): Promise<Buffer>;
+  /**
+   * Takes back a body `render` returned that nobody reads any more: a later rendering may be
+   * written into its buffer. Anything else is ignored.
+   */
+  recycle(body: Buffer): void;
+}
+
+/**
+ * The buffers bodies are written into: each one allocated here, and one of them, no longer
+ * read, kept for the next body. Writing into new memory costs a page fault per 4 KiB, which on
+ * a virtual machine took longer than writing the body itself (about 4 ms per MiB).
+ */
+/** Room a new body buffer has beyond the bytes expected. */
+const HEADROOM = 65_536;
+
+class BodyBuffers {
+  /** Every buffer allocated here (a body is a view of the first bytes of one). */
+  readonly #ours = new WeakSet<ArrayBuffer>();
+  #spare: Buffer | undefined;
+
+  /**
+   * A buffer for a body of about `bytes`: the spare one if it holds them and is not far larger,
+   * or a new one with room to spare (a body that grows past it is copied into a larger one).
+   */
+  take(bytes: number): Buffer {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (spare !== undefined && spare.length >= bytes && spare.length <= 2 * bytes + HEADROOM) {
+      return spare;
+    }
+    const buffer = Buffer.allocUnsafeSlow(Math.ceil(bytes * 1.02) + HEADROOM);
+    this.#ours.add(buffer.buffer);
+    return buffer;
+  }
+
+  recycle(body: Buffer): void {
+    const memory = body.buffer;
+    if (memory instanceof ArrayBuffer && this.#ours.has(memory)) {
+      this.#spare = Buffer.from(memory);
+    }
+  }
 }
 
 /**
@@ -88,27 +158,42 @@ export function slicedRendering(
  * pieces and copying them together at the end would allocate the body twice over.
  */
 class BodyBuffer {
+  readonly #buffers: BodyBuffers;
   #buffer: Buffer;
   #used = 0;
 
-  constructor(expectedBytes: number) {
-    this.#buffer = Buffer.allocUnsafe(Math.ceil(expectedBytes * 1.02) + 65_536);
+  constructor(buffers: BodyBuffers, expectedBytes: number) {
+    this.#buffers = buffers;
+    this.#buffer = buffers.take(expectedBytes);
   }
 
   append(text: string): void {
-    const bytes = Buffer.byteLength(text);
-    if (this.#used + bytes > this.#buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 1.5, this.#used + bytes));
-      this.#buffer.copy(grown, 0, 0, this.#used);
-      this.#buffer = grown;
-    }
+    this.#room(Buffer.byteLength(text));
     this.#used += this.#buffer.write(text, this.#used);
+  }
+
+  appendBytes(bytes: Buffer): void {
+    this.#room(bytes.length);
+    this.#used += bytes.copy(this.#buffer, this.#used);
+  }
+
+  /** Grows the buffer, if needed, so that `bytes` more fit. */
+  #room(bytes: number): void {
+    if (this.#used + bytes <= this.#buffer.length) return;
+    const grown = this.#buffers.take(Math.max(this.#buffer.length * 1.5, this.#used + bytes));
+    this.#buffer.copy(grown, 0, 0, this.#used);
+    this.#buffers.recycle(this.#buffer);
+    this.#buffer = grown;
   }
 
   /** The body written; a copy of its own when the buffer is much larger than it. */
   done(): Buffer {
     const body = this.#buffer.subarray(0, this.#used);
-    return this.#buffer.length - this.#used > 65_536 + this.#used / 16 ? Buffer.from(body) : body;
+    if (this.#buffer.length - this.#used <= HEADROOM + this.#used / 16) return body;
+    const own = this.#buffers.take(this.#used);
+    body.copy(own);
+    this.#buffers.recycle(this.#buffer);
+    return own.subarray(0, this.#used);
   }
 }
 

@@ -122,7 +122,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           .end("starting: the committed state is being loaded\n");
         return;
       }
-      const rendering = options.metrics.current();
+      // Lent until the response is done (sent or aborted): its buffers are then reused.
+      const { rendering, release } = options.metrics.lend();
+      res.once("close", release);
       const gzip = chooseContentCoding(req.headers["accept-encoding"]) === "gzip";
       const body = gzip ? rendering.gzip : rendering.body;
       res.writeHead(200, {

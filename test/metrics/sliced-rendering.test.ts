@@ -63,7 +63,7 @@ function comparable(text: string): string {
 describe("the sliced rendering of a registry", () => {
   it("writes prom-client's bytes, in one slice", async () => {
     const r = registry(true);
-    expect(comparable((await slicedRendering(registryFamilies(r), 1e9)()).toString())).toBe(
+    expect(comparable((await slicedRendering(registryFamilies(r), 1e9).render()).toString())).toBe(
       comparable(await r.metrics()),
     );
   });
@@ -73,7 +73,7 @@ describe("the sliced rendering of a registry", () => {
     const merged = Registry.merge([registry(false), new Registry()]);
     let turns = 0;
     const counting = setInterval(() => (turns += 1), 0);
-    const sliced = (await slicedRendering(registryFamilies(merged), 0)()).toString();
+    const sliced = (await slicedRendering(registryFamilies(merged), 0).render()).toString();
     clearInterval(counting);
     expect(sliced).toBe(await merged.metrics());
     expect(turns).toBeGreaterThan(0);
@@ -99,7 +99,7 @@ describe("the sliced rendering of families of our own", () => {
   it("writes the lines of each family, families apart by a blank line", async () => {
     const many = manyLines();
     const families = [many.lines, () => ["# HELP test_b B.", "# TYPE test_b gauge"]];
-    expect((await slicedRendering(families, 1e9)()).toString()).toBe(
+    expect((await slicedRendering(families, 1e9).render()).toString()).toBe(
       `${expected}\n\n# HELP test_b B.\n# TYPE test_b gauge\n`,
     );
     expect(many.loopRanWithin()).toBe(false);
@@ -109,15 +109,41 @@ describe("the sliced rendering of families of our own", () => {
     const sized = (count: number) =>
       Array.from({ length: count }, (_, i) => `test_sized{i="${i}"} ${i}`);
     let count = 0;
-    const render = slicedRendering([() => sized(count)], 0);
-    for (count of [10, 20_000, 100, 50_000, 0]) {
-      expect((await render()).toString(), `${count} lines`).toBe(`${sized(count).join("\n")}\n`);
+    const rendering = slicedRendering([() => sized(count)], 0);
+    for (count of [10, 20_000, 100, 50_000, 30_000, 0]) {
+      const body = await rendering.render();
+      expect(body.toString(), `${count} lines`).toBe(`${sized(count).join("\n")}\n`);
+      rendering.recycle(body);
     }
+  });
+
+  it("writes into a body given back, and never into one still read", async () => {
+    let version = 0;
+    const rendering = slicedRendering([() => [`test_version ${version}`]], 0);
+    const first = await rendering.render();
+    version = 1;
+    const second = await rendering.render();
+    expect(first.toString()).toBe("test_version 0\n");
+    expect(second.buffer).not.toBe(first.buffer);
+
+    rendering.recycle(first);
+    version = 2;
+    const third = await rendering.render();
+    expect(third.buffer).toBe(first.buffer);
+    expect(third.toString()).toBe("test_version 2\n");
+    expect(second.toString()).toBe("test_version 1\n");
+
+    // A buffer it did not write is not taken.
+    const foreign = Buffer.alloc(1 << 20);
+    rendering.recycle(foreign);
+    version = 3;
+    expect((await rendering.render()).buffer).not.toBe(foreign.buffer);
+    expect(foreign.every((byte) => byte === 0)).toBe(true);
   });
 
   it("lets the event loop run inside a family of many series, and writes the same bytes", async () => {
     const many = manyLines();
-    expect((await slicedRendering([many.lines], 0)()).toString()).toBe(`${expected}\n`);
+    expect((await slicedRendering([many.lines], 0).render()).toString()).toBe(`${expected}\n`);
     expect(many.loopRanWithin()).toBe(true);
   });
 });

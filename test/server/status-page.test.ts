@@ -505,14 +505,12 @@ describe("the route", () => {
       sinks: [],
       notReadyReason: () => undefined,
     });
+    const empty = { body: Buffer.from(""), gzip: Buffer.from(""), contentType: "text/plain" };
     server = await startServer({
       listen: "127.0.0.1:0",
       metrics: {
-        current: () => ({
-          body: Buffer.from(""),
-          gzip: Buffer.from(""),
-          contentType: "text/plain",
-        }),
+        current: () => empty,
+        lend: () => ({ rendering: empty, release: () => undefined }),
       },
       notReadyReason: () => undefined,
       routes: { "/": page.handler },

@@ -60,10 +60,15 @@ function profiling(): string[] {
   return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`];
 }
 
+/** BENCH_NODE_FLAGS="--flag ...": more node flags for the exporter processes (not the others). */
+function nodeFlags(): string[] {
+  return (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
+}
+
 /** A fresh process for the exporter or a baseline. */
 export function startExporterWorker(): Promise<ExporterWorker> {
   return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {
-    execArgv: [HEAP, "--expose-gc", ...profiling()],
+    execArgv: [HEAP, "--expose-gc", ...nodeFlags(), ...profiling()],
     // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
     stdout: "ignore",
   });

@@ -7,7 +7,11 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import { Pool } from "undici";
-import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
+import {
+  limitHeapGrowth,
+  startExporter,
+  type RunningExporter,
+} from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks, type RawConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/logger.js";
 import {
@@ -19,6 +23,9 @@ import {
 import { emptyTotals } from "../../../src/sync/index.js";
 import { serve } from "../lib/rpc.js";
 import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
+
+// As `pgcp-exporter run` does at its start: the figures are those of the daemon as it runs.
+limitHeapGrowth();
 
 let exporter: RunningExporter | undefined;
 let loopDelay: IntervalHistogram | undefined;
@@ -225,7 +232,10 @@ const handlers = {
   async refreshMetrics(): Promise<{ ms: number; bytes: number }> {
     const started = performance.now();
     await running().metrics.refresh();
-    return { ms: performance.now() - started, bytes: running().metrics.current().body.length };
+    // Lent, as a scrape reads it: a rendering read through `current()` is never written into again.
+    const { rendering, release } = running().metrics.lend();
+    release();
+    return { ms: performance.now() - started, bytes: rendering.body.length };
   },
 
   memory: () => memorySnapshot(),
