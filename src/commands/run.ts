@@ -15,7 +15,9 @@ Watches the operations log of each configured project, serves Prometheus metrics
 status page, and sends failure alerts to the configured sinks. SIGHUP reloads the
 configuration: projects, sinks and routing, alert rules, stuck thresholds, the log level and
 the web configuration apply at once; other changed settings are named in the log and wait for
-a restart. A configuration that is not valid is refused and the running one kept.
+a restart. A configuration that is not valid is refused and the running one kept. The heap
+may grow by 50% of what it holds before a full collection (V8's --heap-growing-percent=50),
+unless node is started with a --heap-growing-percent of its own.
 
 options:
 ${CONFIG_FLAGS_HELP}`;

@@ -3,13 +3,13 @@
  * memory, V8 lets a heap grow up to four times its live size before collecting; a daemon that
  * keeps polling never goes idle for V8 to give the pages back, so at 10,000 projects the
  * exporter held 245 MiB of heap for 64 MiB in use (docs/performance.md, memory). A fixed factor
- * of 1.3 keeps it near what it uses, for more frequent collections of a small heap. An operator
+ * of 1.5 keeps it near what it uses, for more frequent collections of a small heap. An operator
  * who passes `--heap-growing-percent` to node keeps their own choice.
  */
 import { setFlagsFromString } from "node:v8";
 
 /** The heap may grow by this percentage of its live size before the next full collection. */
-export const HEAP_GROWING_PERCENT = 30;
+export const HEAP_GROWING_PERCENT = 50;
 
 export interface HeapGrowth {
   /** The percentage in force: ours, or undefined when the operator's flag decides. */
