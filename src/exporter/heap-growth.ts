@@ -11,12 +11,9 @@ import { setFlagsFromString } from "node:v8";
 /** The heap may grow by this percentage of its live size before the next full collection. */
 export const HEAP_GROWING_PERCENT = 50;
 
-export interface HeapGrowth {
-  /** The percentage in force: ours, or undefined when the operator's flag decides. */
-  readonly percent: number | undefined;
-  /** Who chose it. */
-  readonly chosenBy: "exporter" | "operator";
-}
+/** Who chose the growing factor: the exporter (and the percentage it set), or node's flags. */
+export type HeapGrowth =
+  { readonly chosenBy: "exporter"; readonly percent: number } | { readonly chosenBy: "operator" };
 
 /** Whether node's own flags (`process.execArgv`) choose the growing factor. */
 export function heapGrowthChosen(execArgv: readonly string[]): boolean {
@@ -25,8 +22,8 @@ export function heapGrowthChosen(execArgv: readonly string[]): boolean {
 
 /** Sets V8's heap growing factor for this process, unless node's flags already choose it. */
 export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv): HeapGrowth {
-  if (heapGrowthChosen(execArgv)) return { percent: undefined, chosenBy: "operator" };
+  if (heapGrowthChosen(execArgv)) return { chosenBy: "operator" };
   // V8 reads it at each full collection, so setting it once the process runs takes effect.
   setFlagsFromString(`--heap-growing-percent=${String(HEAP_GROWING_PERCENT)}`);
-  return { percent: HEAP_GROWING_PERCENT, chosenBy: "exporter" };
+  return { chosenBy: "exporter", percent: HEAP_GROWING_PERCENT };
 }
