@@ -45,9 +45,8 @@ interface Published {
   lent: number;
   /** Returned by `current()`: its reader may keep it for ever, so it is never recycled. */
   kept: boolean;
-  /** A later rendering replaced it. */
+  /** A later rendering replaced it (once given back by every response, it is recycled). */
   retired: boolean;
-  recycled: boolean;
 }
 
 export interface ExpositionTiming {
@@ -194,12 +193,12 @@ export class CachedExposition implements Exposition {
   }
 
   #recycleIfUnread(p: Published): void {
-    if (!p.retired || p.lent > 0 || p.kept || p.recycled) return;
-    p.recycled = true;
+    // Reached once: a retired rendering is lent no more, so `lent` falls to 0 only once.
+    if (!p.retired || p.lent > 0 || p.kept) return;
     if (p.rendering.body !== EMPTY) this.#recycle?.(p.rendering.body);
   }
 }
 
 function published(rendering: Rendering): Published {
-  return { rendering, lent: 0, kept: false, retired: false, recycled: false };
+  return { rendering, lent: 0, kept: false, retired: false };
 }

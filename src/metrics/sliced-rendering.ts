@@ -116,14 +116,14 @@ export interface SlicedRendering {
   recycle(body: Buffer): void;
 }
 
+/** Room a new body buffer has beyond the bytes expected. */
+const HEADROOM = 65_536;
+
 /**
  * The buffers bodies are written into: each one allocated here, and one of them, no longer
  * read, kept for the next body. Writing into new memory costs a page fault per 4 KiB, which on
  * a virtual machine took longer than writing the body itself (about 4 ms per MiB).
  */
-/** Room a new body buffer has beyond the bytes expected. */
-const HEADROOM = 65_536;
-
 class BodyBuffers {
   /** Every buffer allocated here (a body is a view of the first bytes of one). */
   readonly #ours = new WeakSet<ArrayBuffer>();

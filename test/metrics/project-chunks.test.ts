@@ -120,7 +120,7 @@ describe("per-project text kept between renderings", () => {
     );
   });
 
-  it("writes a changed project's lines again and keeps the others', and drops a project no longer watched", async () => {
+  it("shows a changed project's new lines beside the others' unchanged ones, and drops a project no longer watched", async () => {
     const metrics = metricsFor({ detail: "standard" });
     metrics.projectsChanged(["p-1", "p-2"]);
     metrics.endpointsListed("p-1", [endpoint("p-1", "ep-1", { current_state: "idle" })]);
