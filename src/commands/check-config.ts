@@ -26,8 +26,6 @@ options:
 ${CONFIG_FLAGS_HELP}`;
 
 export const checkConfigCommand: Command = {
-  name: "check-config",
-  summary: "validate the configuration (and, with --connect, the API key and projects)",
   async run(argv) {
     const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"]);
     if (loaded.kind === "exit") return loaded.code;

@@ -1,6 +1,8 @@
-/** A command of the CLI: `run(argv)` returns an exit code, or undefined to keep running. */
+/**
+ * A command of the CLI: `run(argv)` returns an exit code, or undefined to keep running. Its
+ * name and one-line summary are the dispatcher's (`index.ts`), which loads a command's module
+ * only to run it.
+ */
 export interface Command {
-  readonly name: string;
-  readonly summary: string;
   run(argv: string[]): Promise<number | undefined>;
 }

@@ -46,8 +46,6 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 export const demoCommand: Command = {
-  name: "demo",
-  summary: "run a simulator with live traffic and the exporter against it",
   async run(argv) {
     let values;
     try {

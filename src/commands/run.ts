@@ -23,8 +23,6 @@ options:
 ${CONFIG_FLAGS_HELP}`;
 
 export const runCommand: Command = {
-  name: "run",
-  summary: "run the exporter daemon",
   async run(argv) {
     const loaded = await loadFromArgs("run", HELP, argv);
     if (loaded.kind === "exit") return loaded.code;

@@ -177,8 +177,6 @@ function stopOnSignals(simulator: RunningSimulator): void {
 }
 
 export const simulateCommand: Command = {
-  name: "simulate",
-  summary: "run a simulated control plane (API v2 and /_sim controls)",
   async run(argv) {
     let options;
     try {

@@ -28,8 +28,6 @@ import {
 } from "./wait-report.js";
 
 export const waitCommand: Command = {
-  name: "wait",
-  summary: "wait for a project's operations to end (for CI): exit 0 finished, 1 failed, 3 timeout",
   async run(argv) {
     const args = parseWaitArgs(argv);
     if (args.kind === "help") {
