@@ -2,13 +2,14 @@
  * Alert outbox families, projected from each project's committed outbox, firing set and dead
  * letters: what is pending per sink, since when, what fires, and what was given up on.
  */
-import type { Projections } from "./projected-family.js";
+import { PAUSE, type Projections } from "./projected-family.js";
 import { committed } from "../sync/index.js";
 
 export const alertProjections = {
   *pgcp_alerts_pending({ projects }) {
     const pending = new Map<string, number>();
     for (const { state } of committed(projects)) {
+      yield PAUSE;
       for (const entry of state.outbox) {
         for (const sink of entry.pending) pending.set(sink, (pending.get(sink) ?? 0) + 1);
       }
@@ -19,6 +20,7 @@ export const alertProjections = {
   *pgcp_alerts_oldest_pending_timestamp_seconds({ projects }) {
     const oldest = new Map<string, number>();
     for (const { state } of committed(projects)) {
+      yield PAUSE;
       for (const entry of state.outbox) {
         for (const sink of entry.pending) {
           oldest.set(sink, Math.min(oldest.get(sink) ?? Infinity, entry.createdAtMs));
@@ -31,6 +33,7 @@ export const alertProjections = {
   *pgcp_alerts_firing({ projects }) {
     const firing = new Map<string, number>();
     for (const { state } of committed(projects)) {
+      yield PAUSE;
       for (const f of state.firing ?? []) {
         if (f.endedAtMs === undefined) firing.set(f.sink, (firing.get(f.sink) ?? 0) + 1);
       }
@@ -41,6 +44,7 @@ export const alertProjections = {
   *pgcp_alerts_dead_letters({ projects }) {
     const dead = new Map<string, number>();
     for (const { state } of committed(projects)) {
+      yield PAUSE;
       for (const letter of state.deadLetters)
         dead.set(letter.sink, (dead.get(letter.sink) ?? 0) + 1);
     }

@@ -12,12 +12,15 @@ import {
   CATALOGUE,
   type EventCounterName,
   type EventHistogramName,
+  type MetricName,
   type MetricSpec,
+  type SpecOf,
 } from "./catalogue.js";
 import { ProjectChunks } from "./project-chunks.js";
 import type {
   AcrossProjects,
   HistogramSeries,
+  Pause,
   PerProject,
   ProjectionInput,
   Sample,
@@ -62,12 +65,8 @@ export function registerCatalogue(
       continue;
     }
     // `Projections` ties each name to the series type of its entry; the loop cannot see that.
-    const projection = PROJECTIONS[spec.name] as Projection<Sample & HistogramSeries>;
-    const lines = (series: Iterable<Sample & HistogramSeries>): Iterable<string> =>
-      spec.type === "histogram"
-        ? histogramLines(spec.name, spec.buckets, series)
-        : sampleLines(spec.name, series);
-    const text = projectedText(projection, lines, input);
+    const projection = PROJECTIONS[spec.name] as Projection<AnySeries>;
+    const text = projectedText(projection, familyLines(spec), input);
     texts.push(() => withHeader(spec, text));
   }
   return {
@@ -81,6 +80,25 @@ export function registerCatalogue(
 
 type Projection<S> = AcrossProjects<S> | PerProject<S>;
 
+type AnySeries = Sample & HistogramSeries;
+
+/** Writes a family's series as text lines; pauses among them are passed on. */
+interface Lines<S> {
+  (series: Iterable<S>): Iterable<string>;
+  (series: Iterable<S | Pause>): Iterable<string | Pause>;
+}
+
+function familyLines(spec: SpecOf<MetricName>): Lines<AnySeries> {
+  function lines(series: Iterable<AnySeries>): Iterable<string>;
+  function lines(series: Iterable<AnySeries | Pause>): Iterable<string | Pause>;
+  function lines(series: Iterable<AnySeries | Pause>): Iterable<string | Pause> {
+    return spec.type === "histogram"
+      ? histogramLines(spec.name, spec.buckets, series)
+      : sampleLines(spec.name, series);
+  }
+  return lines;
+}
+
 /**
  * A projected family's lines, for one rendering. A per-project family is written project by
  * project, each project's series computed from its view as the rendering reaches it; one that
@@ -92,9 +110,9 @@ type Projection<S> = AcrossProjects<S> | PerProject<S>;
  */
 function projectedText<S>(
   projection: Projection<S>,
-  lines: (series: Iterable<S>) => Iterable<string>,
+  lines: Lines<S>,
   input: ProjectionInput,
-): () => Iterable<string | Buffer> {
+): () => Iterable<string | Buffer | Pause> {
   if (typeof projection === "function") return () => lines(projection(moment(input)));
   const { series, reads } = projection;
   if (reads === undefined) {
@@ -112,15 +130,25 @@ function* eachProject<S>(
   for (const view of views) yield* series(view);
 }
 
-/** The input as of now: a copy of each project's view (its parts are never changed in place). */
+/**
+ * The input as of now: a copy of each project's view (its parts are never changed in place),
+ * taken when the family first reads the projects; a family of runtime values never does, and
+ * costs no copy of thousands of views.
+ */
 function moment(input: ProjectionInput): ProjectionInput {
-  return { projects: Array.from(input.projects, (view) => ({ ...view })), runtime: input.runtime };
+  let projects: readonly ProjectView[] | undefined;
+  return {
+    get projects() {
+      return (projects ??= Array.from(input.projects, (view) => ({ ...view })));
+    },
+    runtime: input.runtime,
+  };
 }
 
 function* withHeader(
   spec: MetricSpec,
-  text: () => Iterable<string | Buffer>,
-): Generator<string | Buffer> {
+  text: () => Iterable<string | Buffer | Pause>,
+): Generator<string | Buffer | Pause> {
   yield* familyHeader(spec.name, spec.help, spec.type);
   yield* text();
 }

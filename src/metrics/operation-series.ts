@@ -6,7 +6,13 @@
 import type { ProjectState } from "../store/index.js";
 import { BOTTOM } from "../sync/position.js";
 import { restoreTotals } from "../sync/totals.js";
-import type { HistogramSeries, Labels, Projections, Sample } from "./projected-family.js";
+import {
+  PAUSE,
+  type HistogramSeries,
+  type Labels,
+  type Projections,
+  type Sample,
+} from "./projected-family.js";
 import { committed } from "../sync/index.js";
 
 type Arrival = ProjectState["totals"]["arrivals"][number];
@@ -24,12 +30,13 @@ export const operationProjections = {
     },
   },
 
-  pgcp_operation_duration_seconds({ projects }) {
+  *pgcp_operation_duration_seconds({ projects }) {
     // Summed over projects: every project counts with the same bucket bounds. Each series is
     // found by action, then status, and kept in the order first met.
     const byAction = new Map<string, Map<string, Merged>>();
     const merged: Merged[] = [];
     for (const { state } of committed(projects)) {
+      yield PAUSE;
       for (const a of arrivalsWithBuckets(state)) {
         let byStatus = byAction.get(a.action);
         if (byStatus === undefined) byAction.set(a.action, (byStatus = new Map<string, Merged>()));
@@ -48,7 +55,7 @@ export const operationProjections = {
         into.count += a.count;
       }
     }
-    return merged;
+    yield* merged;
   },
 
   pgcp_project_operation_duration_seconds: {

@@ -81,8 +81,18 @@ export type SeriesOf<N extends MetricName> = SpecOf<N>["type"] extends "histogra
   ? HistogramSeries
   : Sample;
 
-/** A family whose series are computed from all the projects at once (sums, runtime values). */
-export type AcrossProjects<S> = (input: ProjectionInput) => Iterable<S>;
+/**
+ * Yielded by a family across projects between two projects' worth of work: the rendering may
+ * let the event loop run there, so that summing thousands of projects is not one long step.
+ */
+export const PAUSE: unique symbol = Symbol("pause");
+export type Pause = typeof PAUSE;
+
+/**
+ * A family whose series are computed from all the projects at once (sums, runtime values).
+ * One that loops over the projects yields `PAUSE` after each.
+ */
+export type AcrossProjects<S> = (input: ProjectionInput) => Iterable<S | Pause>;
 
 /** A family whose series each belong to one project, computed from that project's view alone. */
 export interface PerProject<S> {

@@ -5,25 +5,29 @@
  * `RENDER_SLICE_MS`.
  */
 import type { Registry } from "prom-client";
+import { PAUSE, type Pause } from "./projected-family.js";
 
 /**
  * Longest stretch (ms) a sliced rendering works before it lets the event loop run: a scrape
- * that arrives during a rebuild waits for one slice, not for the whole rendering. Half the
- * 10 ms a stall may last, since a collection of a few milliseconds may fall inside a slice.
+ * that arrives during a rebuild waits for one slice, not for the whole rendering. Under a third
+ * of the 10 ms a stall may last: a collection, or another process holding the core for a few
+ * milliseconds, may fall inside a slice.
  */
-export const RENDER_SLICE_MS = 5;
+export const RENDER_SLICE_MS = 3;
 
 /** Pieces written between two looks at the clock: a project's text is one piece. */
-const PIECES_PER_LOOK = 8;
+const PIECES_PER_LOOK = 4;
 
 /**
  * One family's part of the body, read when the rendering reaches it: either prom-client's own
  * rendering of one of its families (`registryFamilies`), or pieces of our own: a string is one
  * line (`text-format.ts`), without its new line; bytes are whole lines, each ending with its
- * new line (a project's lines kept from an earlier rendering, `project-chunks.ts`). Pieces are
- * written in slices, so a family of many series does not hold the event loop for all of them.
+ * new line (a project's lines kept from an earlier rendering, `project-chunks.ts`); `PAUSE`
+ * writes nothing, and is a place to look at the clock (a family across projects yields one
+ * after each project it sums). Pieces are written in slices, so a family of many series does
+ * not hold the event loop for all of them.
  */
-export type FamilyText = () => Promise<string> | Iterable<string | Buffer>;
+export type FamilyText = () => Promise<string> | Iterable<string | Buffer | Pause>;
 
 /** Each family of a prom-client registry, in its order, rendered through its public API. */
 export function registryFamilies(registry: Registry): FamilyText[] {
@@ -80,6 +84,10 @@ export function slicedRendering(
       } else {
         const before = pieces;
         for (const piece of text) {
+          if (piece === PAUSE) {
+            await breathe();
+            continue;
+          }
           if (typeof piece === "string") {
             pending.push(piece, "\n");
             if (pending.length >= 2048) write();

@@ -5,7 +5,13 @@
  * JavaScript's own text for every finite number), histogram series as cumulative `_bucket`
  * lines ending with `le="+Inf"`, then `_sum` and `_count`. Lines carry no trailing new line.
  */
-import type { HistogramSeries, Labels, Sample } from "./projected-family.js";
+import {
+  PAUSE,
+  type HistogramSeries,
+  type Labels,
+  type Pause,
+  type Sample,
+} from "./projected-family.js";
 
 /** A sample's value, or a bucket's bound, as prom-client writes it. */
 export function formatValue(value: number): string {
@@ -42,22 +48,48 @@ export function sampleLine(name: string, labels: Labels, value: number): string 
   return `${name}${labelText === "" ? "" : `${labelText}}`} ${formatValue(value)}`;
 }
 
-/** The sample lines of a counter's or a gauge's series. */
-export function* sampleLines(name: string, samples: Iterable<Sample>): Generator<string> {
-  for (const { labels, value } of samples) yield sampleLine(name, labels, value);
+/** The sample lines of a counter's or a gauge's series; a pause among them is passed on. */
+export function sampleLines(name: string, samples: Iterable<Sample>): Generator<string>;
+export function sampleLines(
+  name: string,
+  samples: Iterable<Sample | Pause>,
+): Generator<string | Pause>;
+export function* sampleLines(
+  name: string,
+  samples: Iterable<Sample | Pause>,
+): Generator<string | Pause> {
+  for (const sample of samples) {
+    yield sample === PAUSE ? PAUSE : sampleLine(name, sample.labels, sample.value);
+  }
 }
 
 /**
  * The lines of a histogram's series: per series, one cumulative `_bucket` line per bound (the
- * series' labels, then `le`), the `+Inf` bucket, `_sum` and `_count`.
+ * series' labels, then `le`), the `+Inf` bucket, `_sum` and `_count`. A pause among the series
+ * is passed on.
  */
-export function* histogramLines(
+export function histogramLines(
   name: string,
   bounds: readonly number[],
   series: Iterable<HistogramSeries>,
-): Generator<string> {
+): Generator<string>;
+export function histogramLines(
+  name: string,
+  bounds: readonly number[],
+  series: Iterable<HistogramSeries | Pause>,
+): Generator<string | Pause>;
+export function* histogramLines(
+  name: string,
+  bounds: readonly number[],
+  series: Iterable<HistogramSeries | Pause>,
+): Generator<string | Pause> {
   const bucket = `${name}_bucket`;
-  for (const { labels, buckets, sum, count } of series) {
+  for (const one of series) {
+    if (one === PAUSE) {
+      yield PAUSE;
+      continue;
+    }
+    const { labels, buckets, sum, count } = one;
     let cumulative = 0;
     for (const [i, le] of bounds.entries()) {
       cumulative += buckets[i] ?? 0;

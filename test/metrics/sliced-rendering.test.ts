@@ -4,7 +4,12 @@
  */
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { registryFamilies, slicedRendering } from "../../src/metrics/sliced-rendering.js";
+import { PAUSE } from "../../src/metrics/projected-family.js";
+import {
+  registryFamilies,
+  slicedRendering,
+  type FamilyText,
+} from "../../src/metrics/sliced-rendering.js";
 
 function registry(processMetrics: boolean): Registry {
   const r = new Registry();
@@ -145,5 +150,26 @@ describe("the sliced rendering of families of our own", () => {
     const many = manyLines();
     expect((await slicedRendering([many.lines], 0).render()).toString()).toBe(`${expected}\n`);
     expect(many.loopRanWithin()).toBe(true);
+  });
+
+  it("lets the event loop run at the pauses of a family that sums before it writes", async () => {
+    // As a family across projects: a pause after each project summed, the one line at the end.
+    let loopRan = false;
+    let loopRanBeforeLine = false;
+    function* sum(): Generator<string | typeof PAUSE> {
+      setImmediate(() => (loopRan = true));
+      let total = 0;
+      for (let project = 0; project < 3; project++) {
+        total += project;
+        yield PAUSE;
+      }
+      loopRanBeforeLine = loopRan;
+      yield `test_sum ${total}`;
+    }
+    const families: FamilyText[] = [sum, () => [PAUSE], () => ["test_after 1"]];
+    expect((await slicedRendering(families, 0).render()).toString()).toBe(
+      "test_sum 3\n\n\n\ntest_after 1\n",
+    );
+    expect(loopRanBeforeLine).toBe(true);
   });
 });
