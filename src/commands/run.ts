@@ -4,7 +4,7 @@
  * stops polling (a poll in flight is abandoned without a commit), closes the server and exits
  * 0. It exits 1 when the exporter cannot start or can no longer do its job.
  */
-import { limitHeapGrowth, startExporter, type RunningExporter } from "../exporter/index.js";
+import { setDaemonV8Flags, startExporter, type RunningExporter } from "../exporter/index.js";
 import { createLogger, errorFields } from "../logger.js";
 import type { Command } from "./command.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
@@ -15,9 +15,13 @@ Watches the operations log of each configured project, serves Prometheus metrics
 status page, and sends failure alerts to the configured sinks. SIGHUP reloads the
 configuration: projects, sinks and routing, alert rules, stuck thresholds, the log level and
 the web configuration apply at once; other changed settings are named in the log and wait for
-a restart. A configuration that is not valid is refused and the running one kept. The heap
-may grow by 50% of what it holds before a full collection (V8's --heap-growing-percent=50),
-unless node is started with a --heap-growing-percent of its own.
+a restart. A configuration that is not valid is refused and the running one kept.
+
+Memory: the heap may grow by 50% of what it holds before a full collection (V8's
+--heap-growing-percent=50), and the HTTP client's WebAssembly parser is compiled by V8's
+baseline compiler only (--liftoff-only), unless node is started with either flag of its own.
+Start node with --max-semi-space-size=8, as the image does, for a young generation of 16 MiB
+instead of up to 32 (docs/performance.md).
 
 options:
 ${CONFIG_FLAGS_HELP}`;
@@ -28,8 +32,7 @@ export const runCommand: Command = {
     if (loaded.kind === "exit") return loaded.code;
     const { config, sinks, web } = loaded;
     const logger = createLogger(config.log.level, undefined, config.log.format);
-    const heap = limitHeapGrowth();
-    logger.debug(heap, "heap growing factor");
+    logger.debug({ v8Flags: setDaemonV8Flags() }, "V8 flags");
     let exporter: RunningExporter;
     try {
       exporter = await startExporter(config, { logger, sinks, web });

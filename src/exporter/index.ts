@@ -2,10 +2,16 @@
  * The exporter assembled: `start-exporter.ts` builds and starts every part from a validated
  * configuration (client and store from `backend.ts`, the daemon, metrics, sinks, the status
  * page and the HTTP server); `readiness.ts` says when it is ready; `reload.ts` applies SIGHUP
- * reloads one at a time; `heap-growth.ts` keeps the daemon's heap near what it uses. Commands
+ * reloads one at a time; `v8-flags.ts` sets the V8 flags that keep the daemon's memory small. Commands
  * only parse flags and call it.
  */
 export * from "./start-exporter.js";
 export { apiClientFor, storeBackendFrom } from "./backend.js";
-export { HEAP_GROWING_PERCENT, heapGrowthChosen, limitHeapGrowth } from "./heap-growth.js";
+export {
+  DAEMON_NODE_FLAGS,
+  DAEMON_V8_FLAGS,
+  setDaemonV8Flags,
+  v8FlagChosen,
+  type V8FlagChoice,
+} from "./v8-flags.js";
 export type { ConfigLoads, ReloadOutcome } from "./reload.js";

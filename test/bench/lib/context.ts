@@ -4,6 +4,7 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
+import { DAEMON_NODE_FLAGS } from "../../../src/exporter/v8-flags.js";
 import type { StatsView } from "../../../src/simulator/index.js";
 import type { ExporterHost } from "../workers/exporter-host.js";
 import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
@@ -65,10 +66,13 @@ function nodeFlags(): string[] {
   return (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
 }
 
-/** A fresh process for the exporter or a baseline. */
+/**
+ * A fresh process for the exporter or a baseline, started with the node flags the image starts
+ * the daemon with (BENCH_NODE_FLAGS come after them, and so win).
+ */
 export function startExporterWorker(): Promise<ExporterWorker> {
   return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {
-    execArgv: [HEAP, "--expose-gc", ...nodeFlags(), ...profiling()],
+    execArgv: [HEAP, "--expose-gc", ...DAEMON_NODE_FLAGS, ...nodeFlags(), ...profiling()],
     // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
     stdout: "ignore",
   });

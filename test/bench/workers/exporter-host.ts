@@ -8,7 +8,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import { Pool } from "undici";
 import {
-  limitHeapGrowth,
+  setDaemonV8Flags,
   startExporter,
   type RunningExporter,
 } from "../../../src/exporter/index.js";
@@ -25,7 +25,7 @@ import { serve } from "../lib/rpc.js";
 import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
 
 // As `pgcp-exporter run` does at its start: the figures are those of the daemon as it runs.
-limitHeapGrowth();
+setDaemonV8Flags();
 
 let exporter: RunningExporter | undefined;
 let loopDelay: IntervalHistogram | undefined;
