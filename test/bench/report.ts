@@ -1,6 +1,7 @@
 /** The benchmark figures as the Markdown tables of `docs/performance.md`. */
 import type { Results } from "./run.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
+import type { Stall } from "./workers/exporter-host.js";
 import { round, type Summary } from "./lib/stats.js";
 
 const n = (value: number, digits = 3): string => {
@@ -100,6 +101,7 @@ export function report(r: Results): string {
         (zipped.length === 0
           ? ""
           : `\n\nScrapes asking for gzip (the same rounds):\n\n` + gzipTable(zipped)) +
+        stallsTable(r.scrape) +
         levelsTable(r.scrape),
     );
   }
@@ -214,6 +216,38 @@ function levelsTable(points: readonly ScrapePoint[]): string {
           : [`- ${n(projects)} projects: ${mb(m.rss)} / ${mb(m.peakRss)} / ${mb(m.heapUsed)}`],
       )
       .join("\n")
+  );
+}
+
+/** The exporter's stalls of more than 8 ms, and the collector's part in the longest. */
+function stallsTable(points: readonly ScrapePoint[]): string {
+  // Results written before stalls were watched have none.
+  const watched = points.filter((p) => p.eventLoopDelay.longestStalls !== undefined);
+  if (watched.length === 0) return "";
+  const longest = (stalls: readonly Stall[] | undefined) =>
+    (stalls ?? [])
+      .slice(0, 3)
+      .map((s) => `${n(s.ms)} (${n(s.gcMs)})`)
+      .join(", ") || "none";
+  return (
+    `\n\nStalls of the exporter's event loop (gaps of more than 8 ms between the calls of a 1 ms ` +
+    `timer), and the collector's pauses inside them:\n\n` +
+    table(
+      [
+        "projects",
+        "during the scrapes: stalls",
+        "the longest three, ms (of which collecting)",
+        "during the 5 rebuilds: stalls",
+        "the longest three, ms (of which collecting)",
+      ],
+      watched.map((p) => [
+        n(p.projects),
+        n(p.eventLoopDelay.stalls ?? 0),
+        longest(p.eventLoopDelay.longestStalls),
+        n(p.renderEventLoopDelay.stalls ?? 0),
+        longest(p.renderEventLoopDelay.longestStalls),
+      ]),
+    )
   );
 }
 

@@ -13,6 +13,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Pool } from "undici";
 import type { BufferServer } from "../workers/buffer-server.js";
+import type { Stall } from "../workers/exporter-host.js";
 import {
   API_KEY,
   newScratch,
@@ -87,6 +88,10 @@ interface LoopDelay {
   readonly p99: number;
   readonly max: number;
   readonly mean: number;
+  /** Stalls of the event loop of more than 8 ms (absent in older results). */
+  readonly stalls?: number;
+  /** The ten longest, with the collector's pauses inside each (absent in older results). */
+  readonly longestStalls?: readonly Stall[];
 }
 
 /** Ten actions in each project's counters: the bulk history's, and scripted ones. */

@@ -4,7 +4,12 @@
  * and runs what the driver asks for inside the process, so that timings and CPU and memory
  * figures belong to this process alone.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import {
+  PerformanceObserver,
+  constants as perfConstants,
+  monitorEventLoopDelay,
+  type IntervalHistogram,
+} from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import { Pool } from "undici";
 import {
@@ -29,6 +34,71 @@ setDaemonV8Flags();
 
 let exporter: RunningExporter | undefined;
 let loopDelay: IntervalHistogram | undefined;
+let stalls: StallWatch | undefined;
+
+/** A gap of the event loop longer than this (ms) is a stall, noted with its cause. */
+const STALL_MS = 8;
+
+/** A stall of the event loop: how long, and the collector's pauses that fell inside it. */
+export interface Stall {
+  readonly ms: number;
+  readonly gcMs: number;
+  readonly gcKinds: string;
+}
+
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: "scavenge",
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact",
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
+};
+
+/**
+ * Watches for stalls: a 1 ms timer notes each gap of more than `thresholdMs` between its
+ * calls, and the collector's pauses (`gc` performance entries) that fall inside each gap, so
+ * that a stall can be put down to garbage collection or to the program's own work.
+ */
+class StallWatch {
+  readonly #gaps: { start: number; end: number }[] = [];
+  readonly #pauses: { start: number; end: number; kind: string }[] = [];
+  readonly #observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e.toJSON() as { detail?: { kind?: number } }).detail?.kind ?? -1;
+      this.#pauses.push({
+        start: e.startTime,
+        end: e.startTime + e.duration,
+        kind: GC_KINDS[kind] ?? "other",
+      });
+    }
+  });
+  readonly #timer: NodeJS.Timeout;
+  #last = performance.now();
+
+  constructor(readonly thresholdMs: number) {
+    this.#observer.observe({ entryTypes: ["gc"] });
+    this.#timer = setInterval(() => {
+      const now = performance.now();
+      if (now - this.#last > thresholdMs) this.#gaps.push({ start: this.#last, end: now });
+      this.#last = now;
+    }, 1);
+  }
+
+  /** Stops watching; the stalls seen, longest first. */
+  stop(): Stall[] {
+    clearInterval(this.#timer);
+    this.#observer.disconnect();
+    return this.#gaps
+      .map(({ start, end }) => {
+        const inside = this.#pauses.filter((p) => p.end > start && p.start < end);
+        return {
+          ms: end - start,
+          gcMs: inside.reduce((sum, p) => sum + (p.end - p.start), 0),
+          gcKinds: [...new Set(inside.map((p) => p.kind))].join("+"),
+        };
+      })
+      .sort((a, b) => b.ms - a.ms);
+  }
+}
 
 function running(): RunningExporter {
   if (exporter === undefined) throw new Error("the exporter is not started");
@@ -254,19 +324,28 @@ const handlers = {
     loopDelay?.disable();
     loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
+    stalls?.stop();
+    stalls = new StallWatch(STALL_MS);
   },
 
-  /** Event-loop delay since `startLoopDelay`, in ms. */
+  /**
+   * Event-loop delay since `startLoopDelay`, in ms, and the ten longest stalls of more than
+   * `STALL_MS`, with the collector's part in each.
+   */
   stopLoopDelay() {
     const h = loopDelay;
     if (h === undefined) throw new Error("startLoopDelay was not called");
     h.disable();
     loopDelay = undefined;
+    const seen = stalls?.stop() ?? [];
+    stalls = undefined;
     return {
       p50: h.percentile(50) / 1e6,
       p99: h.percentile(99) / 1e6,
       max: h.max / 1e6,
       mean: h.mean / 1e6,
+      stalls: seen.length,
+      longestStalls: seen.slice(0, 10),
     };
   },
 
