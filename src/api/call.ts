@@ -9,6 +9,7 @@ import { interpretResponse, type AttemptResult, type ResponseCheck } from "./res
 import { isRetrySafe, isWorthRepeating, planRetry } from "./retry-policy.js";
 import type { HttpMethod, RouteName } from "./routes.js";
 import type { RawResponse, Transport } from "./transport.js";
+import type { Turns } from "./turns.js";
 import { describeTransportError } from "./transport-errors.js";
 
 /** One logical call of the API: what to send and what a good answer looks like. */
@@ -29,6 +30,8 @@ export interface CallDeps {
   readonly options: ResolvedOptions;
   readonly transport: Transport;
   readonly limiter: RateLimiter;
+  /** An answer is read in a turn of the event loop of its own. */
+  readonly turns: Turns;
 }
 
 /**
@@ -132,6 +135,9 @@ async function attemptOnce<T>(
   }
   const now = clock.now();
   emit(events, "onResponse", { ...common, status: response.status, durationMs: now - started });
+  // What follows (parsing, validating, and the caller's work with the answer up to its next
+  // wait) takes a turn of its own: answers arriving together do not hold the event loop at once.
+  await deps.turns.take();
   return interpretResponse(response, spec.schema, now, spec.check);
 }
 

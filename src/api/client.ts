@@ -19,6 +19,7 @@ import {
   type UpdateEndpointRequest,
 } from "../contract/index.js";
 import { executeCall, type CallDeps, type CallSpec } from "./call.js";
+import { Turns } from "./turns.js";
 import { resolveOptions, type ApiClientOptions } from "./options.js";
 import { pageIsConsistent, walkPages } from "./paging.js";
 import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
@@ -196,6 +197,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       maxConcurrency: options.maxConcurrency,
       clock: options.clock,
     }),
+    turns: new Turns(),
   };
   const call = <T>(spec: CallSpec<T>): Promise<T> => executeCall(deps, spec);
 
