@@ -74,7 +74,7 @@ class StallWatch {
   readonly #timer: NodeJS.Timeout;
   #last = performance.now();
 
-  constructor(readonly thresholdMs: number) {
+  constructor(thresholdMs: number) {
     this.#observer.observe({ entryTypes: ["gc"] });
     this.#timer = setInterval(() => {
       const now = performance.now();
