@@ -2,8 +2,8 @@
  * The exporter assembled: `start-exporter.ts` builds and starts every part from a validated
  * configuration (client and store from `backend.ts`, the daemon, metrics, sinks, the status
  * page and the HTTP server); `readiness.ts` says when it is ready; `reload.ts` applies SIGHUP
- * reloads one at a time; `v8-flags.ts` sets the V8 flags that keep the daemon's memory small. Commands
- * only parse flags and call it.
+ * reloads one at a time; `v8-flags.ts` holds the V8 flags that keep the daemon's memory small.
+ * Commands only parse flags and call it.
  */
 export * from "./start-exporter.js";
 export { apiClientFor, storeBackendFrom } from "./backend.js";
