@@ -2,11 +2,11 @@ import { z } from "zod";
 import {
   OPERATIONS_LIMIT,
   PROJECTS_LIMIT,
+  compiledEndpointsResponseSchema,
+  compiledOperationsPageSchema,
   endpointOperationsResponseSchema,
   endpointSchema,
-  endpointsResponseSchema,
   operationResponseSchema,
-  operationsPageSchema,
   projectListItemSchema,
   projectsPageEntriesSchema,
   type CreateEndpointRequest,
@@ -208,7 +208,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       method: "GET",
       path: paths.operations(projectId),
       query: { limit: page.limit, cursor: page.cursor },
-      schema: operationsPageSchema,
+      schema: compiledOperationsPageSchema,
       check: pageIsConsistent(page.cursor, page.limit, operationCount),
       signal: callOptions?.signal,
     });
@@ -310,7 +310,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
         route: "listEndpoints",
         method: "GET",
         path: paths.endpoints(projectId),
-        schema: endpointsResponseSchema,
+        schema: compiledEndpointsResponseSchema,
         signal: callOptions?.signal,
       });
       return body.endpoints;

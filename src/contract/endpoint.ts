@@ -93,6 +93,11 @@ export type Endpoint = z.infer<typeof endpointSchema>;
 /** `GET /projects/{project_id}/endpoints` */
 export const endpointsResponseSchema = z.object({ endpoints: z.array(endpointSchema) });
 
+/** `endpointsResponseSchema` compiled, for the listing of every poll's endpoints (see `compiledOperationsPageSchema`). */
+export const compiledEndpointsResponseSchema = z.compile(endpointsResponseSchema, {
+  strict: true,
+});
+
 /**
  * The answer of every call that changes an endpoint (create, update, delete, start, suspend,
  * restart): the endpoint and the operations the change started.
