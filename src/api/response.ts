@@ -30,7 +30,7 @@ export function interpretResponse<T>(
   // 204 No Content (the real API's answer to deleting an endpoint that is already gone) reads
   // as `null`: only a schema that allows null accepts it.
   const json: JsonResult =
-    status === 204 ? { ok: true, value: null } : parseJson(response.bodyText);
+    status === 204 ? { ok: true, value: null } : parseJson(response.body.toString("utf8"));
   if (!json.ok) return invalid(status, "invalid_json", `body is not JSON: ${json.reason}`);
   const parsed = schema.safeParse(json.value);
   if (!parsed.success) {
@@ -43,7 +43,7 @@ export function interpretResponse<T>(
 
 /** An error status: the real API's body is `{code, message, request_id}`; proxies send HTML. */
 function httpFailure(response: RawResponse, nowMs: number): AttemptFailure {
-  const json = parseJson(response.bodyText);
+  const json = parseJson(response.body.toString("utf8"));
   const body = json.ok ? errorBodySchema.safeParse(json.value) : undefined;
   const retryAfterMs = parseRetryAfter(response.headers["retry-after"], nowMs);
   if (body?.success === true) {

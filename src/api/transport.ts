@@ -27,11 +27,15 @@ export interface SendOptions {
   readonly signal: AbortSignal | undefined;
 }
 
-/** A response whose body has been read in full. */
+/**
+ * A response whose body has been read in full. The body stays bytes (held outside the JavaScript
+ * heap) until it is read: an answer may wait for its turn (`turns.ts`), and text waiting there
+ * would outlive the young generation and be copied by each collection that meets it.
+ */
 export interface RawResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly bodyText: string;
+  readonly body: Buffer;
 }
 
 /** The exchange outlasted its deadline (a server that drips its answer, or never ends it). */
@@ -82,14 +86,20 @@ export class Transport {
   }
 
   async send(options: SendOptions): Promise<RawResponse> {
+    // One controller for the deadline and the caller's signal, which it follows while the
+    // exchange lasts (`AbortSignal.any` would tie a composite signal, and the maps that follow
+    // it, to the caller's long-lived one for each request).
     const deadline = new AbortController();
     const timer = setTimeout(() => {
       deadline.abort(new DeadlineExceededError(options.deadlineMs));
     }, options.deadlineMs);
-    const signal =
-      options.signal === undefined
-        ? deadline.signal
-        : AbortSignal.any([options.signal, deadline.signal]);
+    const caller = options.signal;
+    const follow = (): void => {
+      deadline.abort(caller?.reason);
+    };
+    if (caller?.aborted === true) follow();
+    else caller?.addEventListener("abort", follow, { once: true });
+    const { signal } = deadline;
     try {
       const response = await request(new URL(options.path, this.#origin), {
         dispatcher: this.#pool,
@@ -100,16 +110,17 @@ export class Transport {
         bodyTimeout: options.bodyTimeoutMs,
         signal,
       });
-      const bodyText = await readCapped(response.body, response.headers, options.maxResponseBytes);
-      return { status: response.statusCode, headers: response.headers, bodyText };
+      const body = await readCapped(response.body, response.headers, options.maxResponseBytes);
+      return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
       // The caller's own abort wins; otherwise the deadline's error, not undici's wrapper of it.
-      if (options.signal?.aborted !== true && deadline.signal.aborted) {
-        throw deadline.signal.reason as DeadlineExceededError;
+      if (caller?.aborted !== true && signal.aborted) {
+        throw signal.reason as DeadlineExceededError;
       }
       throw error;
     } finally {
       clearTimeout(timer);
+      caller?.removeEventListener("abort", follow);
     }
   }
 
@@ -131,7 +142,7 @@ async function readCapped(
   body: Body,
   headers: IncomingHttpHeaders,
   limit: number,
-): Promise<string> {
+): Promise<Buffer> {
   const announced = Number(headers["content-length"]);
   if (Number.isFinite(announced) && announced > limit) {
     const error = new ResponseTooLargeError(limit, announced);
@@ -149,5 +160,5 @@ async function readCapped(
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString("utf8");
+  return Buffer.concat(chunks, size);
 }

@@ -50,6 +50,7 @@ export function registerCatalogue(
   const counters = new Map<string, Counter>();
   const histograms = new Map<string, Histogram>();
   const texts: FamilyText[] = [];
+  const moments = renderingMoments(input);
   for (const spec of CATALOGUE) {
     if (!selected(spec)) continue;
     if (spec.source === "events") {
@@ -66,8 +67,8 @@ export function registerCatalogue(
     }
     // `Projections` ties each name to the series type of its entry; the loop cannot see that.
     const projection = PROJECTIONS[spec.name] as Projection<AnySeries>;
-    const text = projectedText(projection, familyLines(spec), input);
-    texts.push(() => withHeader(spec, text));
+    const text = projectedText(projection, familyLines(spec), moments);
+    texts.push((rendering) => withHeader(spec, () => text(rendering)));
   }
   return {
     events: {
@@ -100,48 +101,60 @@ function familyLines(spec: SpecOf<MetricName>): Lines<AnySeries> {
 }
 
 /**
- * A projected family's lines, for one rendering. A per-project family is written project by
- * project, each project's series computed from its view as the rendering reaches it; one that
- * says what it reads keeps each project's text for the next renderings while its view is
- * unchanged in that (`project-chunks.ts`). A family across projects is computed from a
- * copy of the views taken when it starts, and its series as its lines are written, over
- * several slices: the family is one moment's view (a view's state and listing are replaced on
- * change, never updated in place) without holding all of its series at once.
+ * A projected family's lines, for one rendering, from the copy of the views that the rendering
+ * took when its first family read them (`renderingMoments`): every family of a rendering is one
+ * moment's view (a view's state and listing are replaced on change, never updated in place). A
+ * per-project family is written project by project, each project's series computed as the
+ * rendering reaches it; one that says what it reads keeps each project's text for the next
+ * renderings while its view is unchanged in that (`project-chunks.ts`). A family across
+ * projects computes its series as its lines are written, over several slices, without holding
+ * all of them at once.
  */
 function projectedText<S>(
   projection: Projection<S>,
   lines: Lines<S>,
-  input: ProjectionInput,
-): () => Iterable<string | Buffer | Pause> {
-  if (typeof projection === "function") return () => lines(projection(moment(input)));
+  moments: Moments,
+): (rendering: number) => Iterable<string | Buffer | Pause> {
+  if (typeof projection === "function") return (r) => lines(projection(moments(r)));
   const { series, reads } = projection;
   if (reads === undefined) {
-    return () => lines(eachProject(Array.from(input.projects), series));
+    return (r) => lines(eachProject(moments(r).projects, series));
   }
   const chunks = new ProjectChunks({ series, reads }, lines);
-  return () => chunks.chunks(Array.from(input.projects));
+  return (r) => chunks.chunks(moments(r).projects);
 }
 
 /** Each project's series in turn, each computed from its view as the rendering reaches it. */
 function* eachProject<S>(
-  views: readonly ProjectView[],
+  views: Iterable<ProjectView>,
   series: (view: ProjectView) => Iterable<S>,
 ): Generator<S> {
   for (const view of views) yield* series(view);
 }
 
+/** The input as of a rendering (numbered by `FamilyText`'s argument). */
+type Moments = (rendering: number) => ProjectionInput;
+
 /**
- * The input as of now: a copy of each project's view (its parts are never changed in place),
- * taken when the family first reads the projects; a family of runtime values never does, and
- * costs no copy of thousands of views.
+ * The input as of each rendering: a copy of each project's view (its parts are never changed in
+ * place), taken when the first family of the rendering reads the projects and read by all of
+ * its families; a rendering whose families read only runtime values costs no copy. One copy per
+ * rendering, not one per family: the copies live as long as the rendering, across slices, and
+ * what outlives the young generation is copied by each collection that meets it.
  */
-function moment(input: ProjectionInput): ProjectionInput {
-  let projects: readonly ProjectView[] | undefined;
-  return {
-    get projects() {
-      return (projects ??= Array.from(input.projects, (view) => ({ ...view })));
-    },
-    runtime: input.runtime,
+function renderingMoments(input: ProjectionInput): Moments {
+  let last: { readonly rendering: number; readonly input: ProjectionInput } | undefined;
+  return (rendering) => {
+    if (last?.rendering === rendering) return last.input;
+    let projects: readonly ProjectView[] | undefined;
+    const moment: ProjectionInput = {
+      get projects() {
+        return (projects ??= Array.from(input.projects, (view) => ({ ...view })));
+      },
+      runtime: input.runtime,
+    };
+    last = { rendering, input: moment };
+    return moment;
   };
 }
 

@@ -25,9 +25,10 @@ const PIECES_PER_LOOK = 4;
  * new line (a project's lines kept from an earlier rendering, `project-chunks.ts`); `PAUSE`
  * writes nothing, and is a place to look at the clock (a family across projects yields one
  * after each project it sums). Pieces are written in slices, so a family of many series does
- * not hold the event loop for all of them.
+ * not hold the event loop for all of them. `rendering` numbers the rendering that reads the
+ * family, so that its families can share what they read once per rendering.
  */
-export type FamilyText = () => Promise<string> | Iterable<string | Buffer | Pause>;
+export type FamilyText = (rendering: number) => Promise<string> | Iterable<string | Buffer | Pause>;
 
 /** Each family of a prom-client registry, in its order, rendered through its public API. */
 export function registryFamilies(registry: Registry): FamilyText[] {
@@ -55,7 +56,9 @@ export function slicedRendering(
   // The previous body's size: the next one is written into one buffer of about that size.
   let lastBytes = 0;
   const bodies = new BodyBuffers();
+  let renderings = 0;
   const render = async (): Promise<Buffer> => {
+    const rendering = ++renderings;
     // Lines are encoded a few hundred at a time, so that no step handles the whole body at
     // once, straight into the body: no pieces to gather and copy once it is done.
     const body = new BodyBuffer(bodies, lastBytes);
@@ -78,7 +81,7 @@ export function slicedRendering(
     // a family without lines is one empty line.
     for (const [i, family] of families.entries()) {
       if (i > 0) pending.push("\n");
-      const text = family();
+      const text = family(rendering);
       if (text instanceof Promise) {
         pending.push(await text, "\n");
       } else {

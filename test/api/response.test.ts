@@ -9,7 +9,7 @@ const op = WIRE_OPERATION;
 const respond = (status: number, body: string, headers: Record<string, string> = {}) => ({
   status,
   headers,
-  bodyText: body,
+  body: Buffer.from(body),
 });
 
 describe("interpretResponse", () => {
