@@ -1,7 +1,7 @@
 /** The benchmark figures as the Markdown tables of `docs/performance.md`. */
 import type { Results } from "./run.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
-import type { Stall } from "./workers/exporter-host.js";
+import type { Stall, StallCauses } from "./workers/exporter-host.js";
 import { round, type Summary } from "./lib/stats.js";
 
 const n = (value: number, digits = 3): string => {
@@ -227,23 +227,30 @@ function stallsTable(points: readonly ScrapePoint[]): string {
   const longest = (stalls: readonly Stall[] | undefined) =>
     (stalls ?? [])
       .slice(0, 3)
-      .map((s) => `${n(s.ms)} (${n(s.gcMs)})`)
+      .map((s) => `${n(s.ms)} (${n(s.gcMs)}, ${s.waitedMs === undefined ? "?" : n(s.waitedMs)})`)
       .join(", ") || "none";
+  const causes = (c: StallCauses | undefined) =>
+    c === undefined
+      ? "?"
+      : `${n(c.totalMs)} / ${n(c.collectingMs)} / ${n(c.waitingMs)} / ${n(c.totalMs - c.collectingMs - c.waitingMs)}`;
   return (
     `\n\nStalls of the exporter's event loop (gaps of more than 8 ms between the calls of a 1 ms ` +
-    `timer), and the collector's pauses inside them:\n\n` +
+    `timer), with the collector's pauses inside them and the time the main thread waited for a ` +
+    `core in them (Linux's scheduler statistics):\n\n` +
     table(
       [
         "projects",
         "during the scrapes: stalls",
-        "the longest three, ms (of which collecting)",
+        "the longest three, ms (collecting, waiting for a core)",
+        "their time in all, ms: total / collecting / waiting for a core / the rest",
         "during the 5 rebuilds: stalls",
-        "the longest three, ms (of which collecting)",
+        "the longest three, ms (collecting, waiting for a core)",
       ],
       watched.map((p) => [
         n(p.projects),
         n(p.eventLoopDelay.stalls ?? 0),
         longest(p.eventLoopDelay.longestStalls),
+        causes(p.eventLoopDelay.stallCauses),
         n(p.renderEventLoopDelay.stalls ?? 0),
         longest(p.renderEventLoopDelay.longestStalls),
       ]),

@@ -13,7 +13,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Pool } from "undici";
 import type { BufferServer } from "../workers/buffer-server.js";
-import type { Stall } from "../workers/exporter-host.js";
+import type { Stall, StallCauses } from "../workers/exporter-host.js";
 import {
   API_KEY,
   newScratch,
@@ -92,6 +92,8 @@ interface LoopDelay {
   readonly stalls?: number;
   /** The ten longest, with the collector's pauses inside each (absent in older results). */
   readonly longestStalls?: readonly Stall[];
+  /** Where the stalls' time went (absent in older results). */
+  readonly stallCauses?: StallCauses;
 }
 
 /** Ten actions in each project's counters: the bulk history's, and scripted ones. */

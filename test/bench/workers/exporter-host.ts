@@ -10,6 +10,7 @@ import {
   monitorEventLoopDelay,
   type IntervalHistogram,
 } from "node:perf_hooks";
+import { closeSync, openSync, readSync } from "node:fs";
 import { writeHeapSnapshot } from "node:v8";
 import { Pool } from "undici";
 import {
@@ -39,11 +40,44 @@ let stalls: StallWatch | undefined;
 /** A gap of the event loop longer than this (ms) is a stall, noted with its cause. */
 const STALL_MS = 8;
 
-/** A stall of the event loop: how long, and the collector's pauses that fell inside it. */
+/**
+ * A stall of the event loop: how long, the collector's pauses that fell inside it, and (on
+ * Linux) how long the main thread waited for a core in it, ready to run but not running.
+ */
 export interface Stall {
   readonly ms: number;
   readonly gcMs: number;
   readonly gcKinds: string;
+  readonly waitedMs?: number;
+}
+
+/**
+ * The main thread's scheduler statistics (`/proc/<pid>/task/<pid>/schedstat`: time on a core,
+ * time waiting for one, in ns), read through one open descriptor; undefined where there is none.
+ */
+class ThreadSchedStat {
+  readonly #fd: number | undefined;
+  readonly #buffer = Buffer.alloc(128);
+
+  constructor() {
+    try {
+      this.#fd = openSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "r");
+    } catch {
+      this.#fd = undefined;
+    }
+  }
+
+  /** Milliseconds the main thread has waited for a core since it started. */
+  waitedMs(): number | undefined {
+    if (this.#fd === undefined) return undefined;
+    const bytes = readSync(this.#fd, this.#buffer, 0, this.#buffer.length, 0);
+    const waitedNs = Number(this.#buffer.toString("latin1", 0, bytes).split(" ")[1]);
+    return Number.isFinite(waitedNs) ? waitedNs / 1e6 : undefined;
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+  }
 }
 
 const GC_KINDS: Record<number, string> = {
@@ -55,11 +89,14 @@ const GC_KINDS: Record<number, string> = {
 
 /**
  * Watches for stalls: a 1 ms timer notes each gap of more than `thresholdMs` between its
- * calls, and the collector's pauses (`gc` performance entries) that fall inside each gap, so
- * that a stall can be put down to garbage collection or to the program's own work.
+ * calls, the collector's pauses (`gc` performance entries) that fall inside each gap, and the
+ * time the main thread waited for a core in it, so that a stall can be put down to garbage
+ * collection, to a machine with more runnable threads than cores, or to the program's own work.
  */
 class StallWatch {
-  readonly #gaps: { start: number; end: number }[] = [];
+  readonly #gaps: { start: number; end: number; waitedMs: number | undefined }[] = [];
+  readonly #sched = new ThreadSchedStat();
+  #lastWaited: number | undefined;
   readonly #pauses: { start: number; end: number; kind: string }[] = [];
   readonly #observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -78,8 +115,16 @@ class StallWatch {
     this.#observer.observe({ entryTypes: ["gc"] });
     this.#timer = setInterval(() => {
       const now = performance.now();
-      if (now - this.#last > thresholdMs) this.#gaps.push({ start: this.#last, end: now });
+      const waited = this.#sched.waitedMs();
+      if (now - this.#last > thresholdMs) {
+        const waitedMs =
+          waited === undefined || this.#lastWaited === undefined
+            ? undefined
+            : waited - this.#lastWaited;
+        this.#gaps.push({ start: this.#last, end: now, waitedMs });
+      }
       this.#last = now;
+      this.#lastWaited = waited;
     }, 1);
   }
 
@@ -87,17 +132,43 @@ class StallWatch {
   stop(): Stall[] {
     clearInterval(this.#timer);
     this.#observer.disconnect();
+    this.#sched.close();
     return this.#gaps
-      .map(({ start, end }) => {
+      .map(({ start, end, waitedMs }) => {
         const inside = this.#pauses.filter((p) => p.end > start && p.start < end);
         return {
           ms: end - start,
           gcMs: inside.reduce((sum, p) => sum + (p.end - p.start), 0),
           gcKinds: [...new Set(inside.map((p) => p.kind))].join("+"),
+          ...(waitedMs === undefined ? {} : { waitedMs }),
         };
       })
       .sort((a, b) => b.ms - a.ms);
   }
+}
+
+/** Where the time of all the stalls went, in ms (see `StallCauses`). */
+function stallCauses(seen: readonly Stall[]): StallCauses {
+  let collecting = 0;
+  let waiting = 0;
+  let total = 0;
+  for (const stall of seen) {
+    total += stall.ms;
+    collecting += Math.min(stall.gcMs, stall.ms);
+    waiting += Math.min(stall.waitedMs ?? 0, stall.ms - Math.min(stall.gcMs, stall.ms));
+  }
+  return { totalMs: total, collectingMs: collecting, waitingMs: waiting };
+}
+
+/**
+ * The stalls' time, summed: all of it, the collector's pauses inside them, and the main
+ * thread's waits for a core (at most what the pauses leave of each stall). The rest is the
+ * program's own work, or what neither measure sees.
+ */
+export interface StallCauses {
+  readonly totalMs: number;
+  readonly collectingMs: number;
+  readonly waitingMs: number;
 }
 
 function running(): RunningExporter {
@@ -346,6 +417,7 @@ const handlers = {
       mean: h.mean / 1e6,
       stalls: seen.length,
       longestStalls: seen.slice(0, 10),
+      stallCauses: stallCauses(seen),
     };
   },
 
