@@ -66,12 +66,23 @@ function nodeFlags(): string[] {
   return (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
 }
 
+/** BENCH_EXPORTER_ENV="NAME=value ...": more environment for the exporter processes alone. */
+function exporterEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const pair of (process.env.BENCH_EXPORTER_ENV ?? "").split(/\s+/)) {
+    const at = pair.indexOf("=");
+    if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
 /**
  * A fresh process for the exporter or a baseline, started with the node flags the image starts
  * the daemon with (BENCH_NODE_FLAGS come after them, and so win).
  */
 export function startExporterWorker(): Promise<ExporterWorker> {
   return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {
+    env: exporterEnv(),
     execArgv: [HEAP, "--expose-gc", ...DAEMON_NODE_FLAGS, ...nodeFlags(), ...profiling()],
     // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
     stdout: "ignore",

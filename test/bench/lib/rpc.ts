@@ -52,12 +52,15 @@ export async function startWorker<H = Record<string, Handler>>(
     args?: readonly string[];
     /** Where the worker's standard output goes: ours (default) or /dev/null. */
     stdout?: "inherit" | "ignore";
+    /** The worker's environment (default: ours). */
+    env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<Worker<H>> {
   const child = fork(file, [...(options.args ?? [])], {
     execArgv: [...(options.execArgv ?? [])],
     stdio: ["ignore", options.stdout ?? "inherit", "pipe", "ipc"],
     serialization: "advanced",
+    env: options.env ?? process.env,
   });
   const stderr: string[] = [];
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
