@@ -93,7 +93,10 @@ export type Endpoint = z.infer<typeof endpointSchema>;
 /** `GET /projects/{project_id}/endpoints` */
 export const endpointsResponseSchema = z.object({ endpoints: z.array(endpointSchema) });
 
-/** `endpointsResponseSchema` compiled, for the listing of every poll's endpoints (see `compiledOperationsPageSchema`). */
+/**
+ * `endpointsResponseSchema` compiled, for the listing of every poll's endpoints (see
+ * `compiledOperationsPageSchema`).
+ */
 export const compiledEndpointsResponseSchema = z.compile(endpointsResponseSchema, {
   strict: true,
 });

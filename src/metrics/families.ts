@@ -140,7 +140,8 @@ type Moments = (rendering: number) => ProjectionInput;
  * place), taken when the first family of the rendering reads the projects and read by all of
  * its families; a rendering whose families read only runtime values costs no copy. One copy per
  * rendering, not one per family: the copies live as long as the rendering, across slices, and
- * what outlives the young generation is copied by each collection that meets it.
+ * what outlives the young generation is copied by each collection that meets it. The last
+ * rendering's copy is let go when the next rendering starts.
  */
 function renderingMoments(input: ProjectionInput): Moments {
   let last: { readonly rendering: number; readonly input: ProjectionInput } | undefined;
