@@ -96,7 +96,7 @@ const GC_KINDS: Record<number, string> = {
 class StallWatch {
   readonly #gaps: { start: number; end: number; waitedMs: number | undefined }[] = [];
   readonly #sched = new ThreadSchedStat();
-  #lastWaited: number | undefined;
+  #lastWaited = this.#sched.waitedMs();
   readonly #pauses: { start: number; end: number; kind: string }[] = [];
   readonly #observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
