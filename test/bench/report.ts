@@ -242,7 +242,7 @@ function stallsTable(points: readonly ScrapePoint[]): string {
         "projects",
         "during the scrapes: stalls",
         "the longest three, ms (collecting, waiting for a core)",
-        "their time in all, ms: total / collecting / waiting for a core / the rest",
+        "their time in all, ms: total / collecting / waiting for a core / the rest (own work, or asleep past the timer)",
         "during the 5 rebuilds: stalls",
         "the longest three, ms (collecting, waiting for a core)",
       ],

@@ -49,6 +49,12 @@ export interface Stall {
   readonly gcMs: number;
   readonly gcKinds: string;
   readonly waitedMs?: number;
+  /**
+   * When it began and ended, in µs of the monotonic clock that V8's CPU profiles date their
+   * samples with (`stall-profile.ts` reads a profile's samples between them).
+   */
+  readonly fromUs?: number;
+  readonly toUs?: number;
 }
 
 /**
@@ -94,7 +100,13 @@ const GC_KINDS: Record<number, string> = {
  * collection, to a machine with more runnable threads than cores, or to the program's own work.
  */
 class StallWatch {
-  readonly #gaps: { start: number; end: number; waitedMs: number | undefined }[] = [];
+  readonly #gaps: {
+    start: number;
+    end: number;
+    waitedMs: number | undefined;
+    fromUs: number;
+    toUs: number;
+  }[] = [];
   readonly #sched = new ThreadSchedStat();
   #lastWaited = this.#sched.waitedMs();
   readonly #pauses: { start: number; end: number; kind: string }[] = [];
@@ -109,21 +121,30 @@ class StallWatch {
     }
   });
   readonly #timer: NodeJS.Timeout;
+  #lastUs = monotonicUs();
   #last = performance.now();
 
   constructor(thresholdMs: number) {
     this.#observer.observe({ entryTypes: ["gc"] });
     this.#timer = setInterval(() => {
       const now = performance.now();
+      const nowUs = monotonicUs();
       const waited = this.#sched.waitedMs();
       if (now - this.#last > thresholdMs) {
         const waitedMs =
           waited === undefined || this.#lastWaited === undefined
             ? undefined
             : waited - this.#lastWaited;
-        this.#gaps.push({ start: this.#last, end: now, waitedMs });
+        this.#gaps.push({
+          start: this.#last,
+          end: now,
+          waitedMs,
+          fromUs: this.#lastUs,
+          toUs: nowUs,
+        });
       }
       this.#last = now;
+      this.#lastUs = nowUs;
       this.#lastWaited = waited;
     }, 1);
   }
@@ -134,17 +155,24 @@ class StallWatch {
     this.#observer.disconnect();
     this.#sched.close();
     return this.#gaps
-      .map(({ start, end, waitedMs }) => {
+      .map(({ start, end, waitedMs, fromUs, toUs }) => {
         const inside = this.#pauses.filter((p) => p.end > start && p.start < end);
         return {
           ms: end - start,
           gcMs: inside.reduce((sum, p) => sum + (p.end - p.start), 0),
           gcKinds: [...new Set(inside.map((p) => p.kind))].join("+"),
           ...(waitedMs === undefined ? {} : { waitedMs }),
+          fromUs,
+          toUs,
         };
       })
       .sort((a, b) => b.ms - a.ms);
   }
+}
+
+/** The monotonic clock in µs (`process.hrtime`), the clock of V8's CPU profiles. */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** Where the time of all the stalls went, in ms (see `StallCauses`). */
