@@ -133,7 +133,7 @@ function expectSameAnswers(
 ): void {
   fc.assert(
     fc.property(inputs, (input) => {
-      expect(outcome(compiled.safeParse(input))).toEqual(outcome(runtime.safeParse(input)));
+      expect(outcome(compiled.safeParse(input))).toStrictEqual(outcome(runtime.safeParse(input)));
     }),
     { numRuns: 2000 },
   );
@@ -166,7 +166,7 @@ describe("the compiled wire schemas", () => {
   it("accept the valid records and drop their unknown fields", () => {
     const page = { operations: [{ ...OPERATION, unknown_field: 1 }], extra: true };
     const parsed = compiledOperationsPageSchema.parse(page);
-    expect(parsed).toEqual({ operations: [OPERATION] });
+    expect(parsed).toStrictEqual({ operations: [OPERATION] });
     const listing = compiledEndpointsResponseSchema.parse({ endpoints: [ENDPOINT] });
     expect(listing.endpoints[0]?.settings).toEqual(ENDPOINT.settings);
   });
