@@ -186,6 +186,18 @@ const EVIDENCE: Record<ApiFaultClass, (l: LogLine) => boolean> = {
   out_of_order: (l) => l.anomaly === "out_of_order_record",
 };
 
+/**
+ * Hits from which a fault class must show. An overlap shows only where it hits a walk's page (a
+ * record read twice in one walk); most cursored requests are the re-reads of followed
+ * operations' pages, where the record too many is one more read of an operation, changes
+ * nothing and is not reported. About one overlap in five hits a walk here (one in eight to one
+ * in four over five runs), and the hits come in bursts, so 27 hits once showed none.
+ */
+const LEAST_HITS_SHOWN: Record<ApiFaultClass, number> = {
+  ...(Object.fromEntries(API_FAULT_CLASSES.map((c) => [c, 10])) as Record<ApiFaultClass, number>),
+  overlap: 60,
+};
+
 async function main(): Promise<void> {
   const p = profile();
   const seed = seedFromEnv("SOAK_SEED");
@@ -603,9 +615,10 @@ async function main(): Promise<void> {
       ]),
     ) as Record<ApiFaultClass, number>;
     // A class that hit only a few requests may have hit them all in runs killed before their
-    // next /metrics reading, and been absorbed by retries: it must show from 10 hits on.
+    // next /metrics reading, and been absorbed by retries: it must show from 10 hits on (an
+    // overlap from more, see LEAST_HITS_SHOWN).
     for (const c of API_FAULT_CLASSES) {
-      if (faultCounts[c] >= 10 && evidence[c] === 0 && retried[c] === 0) {
+      if (faultCounts[c] >= LEAST_HITS_SHOWN[c] && evidence[c] === 0 && retried[c] === 0) {
         problems.push(
           `fault class ${c} was injected ${faultCounts[c]} times but shows in no log line and no retry`,
         );
