@@ -9,7 +9,6 @@ import type { StoreBackend } from "../daemon/index.js";
 import { defaultReplicaId } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { FileStateStore } from "../store/index.js";
-import { PostgresStateStore } from "../store/postgres-store.js";
 
 /** An account's client: its key, address and rate limit, with the `api` section's deadlines. */
 export function apiClientFor(
@@ -34,14 +33,18 @@ export function apiClientFor(
   });
 }
 
-/** The file store, or the Postgres store (with leases) when `state.url` is set. */
-export function storeBackendFrom(
+/**
+ * The file store, or the Postgres store (with leases) when `state.url` is set. The Postgres
+ * store and its driver (`pg`, 32 modules) are loaded only then.
+ */
+export async function storeBackendFrom(
   config: Config,
   logger: Logger,
   replicaId: string = defaultReplicaId(),
-): StoreBackend {
+): Promise<StoreBackend> {
   const { url, leaseDuration, dir } = config.state;
   if (url === undefined) return { kind: "file", store: new FileStateStore(dir) };
+  const { PostgresStateStore } = await import("../store/postgres-store.js");
   const leaseMs = leaseDuration * 1000;
   const store = new PostgresStateStore({
     url,

@@ -124,7 +124,7 @@ export async function startExporter(
       name: account.name,
       client: apiClientFor(account, config.api, metrics.apiEvents),
     })),
-    backend: storeBackendFrom(config, logger),
+    backend: await storeBackendFrom(config, logger),
     logger,
     observers: [projects, metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
     sinks,

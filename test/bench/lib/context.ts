@@ -4,7 +4,7 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
-import { DAEMON_NODE_FLAGS } from "../../../src/exporter/v8-flags.js";
+import { DAEMON_ENVIRONMENT, DAEMON_NODE_FLAGS } from "../../../src/exporter/process-settings.js";
 import type { StatsView } from "../../../src/simulator/index.js";
 import type { ExporterHost } from "../workers/exporter-host.js";
 import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
@@ -66,9 +66,12 @@ function nodeFlags(): string[] {
   return (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
 }
 
-/** BENCH_EXPORTER_ENV="NAME=value ...": more environment for the exporter processes alone. */
+/**
+ * The environment the image starts the daemon with, and BENCH_EXPORTER_ENV="NAME=value ...":
+ * more environment for the exporter processes alone (it wins).
+ */
 function exporterEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...DAEMON_ENVIRONMENT };
   for (const pair of (process.env.BENCH_EXPORTER_ENV ?? "").split(/\s+/)) {
     const at = pair.indexOf("=");
     if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
@@ -77,8 +80,8 @@ function exporterEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * A fresh process for the exporter or a baseline, started with the node flags the image starts
- * the daemon with (BENCH_NODE_FLAGS come after them, and so win).
+ * A fresh process for the exporter or a baseline, started with the node flags and environment
+ * the image starts the daemon with (BENCH_NODE_FLAGS come after them, and so win).
  */
 export function startExporterWorker(): Promise<ExporterWorker> {
   return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {

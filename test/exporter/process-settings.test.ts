@@ -1,12 +1,14 @@
 /**
  * The daemon sets its V8 flags (the heap growing factor, and no optimising compiler for the
  * HTTP parser's WebAssembly) unless the operator gave node one of them: the decision reads
- * node's own flags as `process.execArgv` holds them. (What the flags save is measured by
- * `npm run bench`, not asserted here.)
+ * node's own flags as `process.execArgv` holds them; the image and CI's smoke test start node
+ * with the flags and environment the daemon needs from its start. (What they save is measured
+ * by `npm run bench`, not asserted here.)
  */
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import {
+  DAEMON_ENVIRONMENT,
   DAEMON_NODE_FLAGS,
   DAEMON_V8_FLAGS,
   setDaemonV8Flags,
@@ -50,4 +52,15 @@ it("starts the daemon with the node flags of DAEMON_NODE_FLAGS, in the image and
   expect(JSON.parse(entrypoint ?? "[]")).toEqual(["node", ...DAEMON_NODE_FLAGS, "dist/cli.js"]);
   const smoke = readFileSync(new URL("../../.ci/production-smoke", import.meta.url), "utf8");
   expect(smoke).toContain(`exec node ${DAEMON_NODE_FLAGS.join(" ")} dist/cli.js run`);
+});
+
+it("starts the daemon with the environment of DAEMON_ENVIRONMENT, in the image and in CI's smoke", () => {
+  const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
+  const smoke = readFileSync(new URL("../../.ci/production-smoke", import.meta.url), "utf8");
+  const started = /^.*exec node .*dist\/cli\.js run.*$/m.exec(smoke)?.[0];
+  expect(started, "the smoke test's start of the daemon").toBeDefined();
+  for (const [name, value] of Object.entries(DAEMON_ENVIRONMENT)) {
+    expect(dockerfile).toMatch(new RegExp(`^ENV ${name}=${value}$`, "m"));
+    expect(started).toContain(`export ${name}=${value} &&`);
+  }
 });
