@@ -7,7 +7,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY tools/bundle.ts tools/build.config.ts ./tools/
 COPY src ./src
+# Type-checks, then bundles src/ and its dependencies into dist/ (tools/bundle.ts).
 RUN npm run build
 
 FROM node:24-slim AS runtime
@@ -16,9 +18,9 @@ FROM node:24-slim AS runtime
 ARG REVISION=""
 ENV NODE_ENV=production PGCP_BUILD_REVISION=${REVISION}
 WORKDIR /app
-COPY package.json package-lock.json ./
-# pino-pretty (pretty terminal logs) is optional and left out: the image logs JSON lines.
-RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
+# dist/ holds the dependencies it uses: no node_modules. (pino-pretty, for pretty terminal
+# logs, is optional and left out: the image logs JSON lines.)
+COPY package.json ./
 COPY --from=build /app/dist ./dist
 COPY config ./config
 COPY dashboards ./dashboards

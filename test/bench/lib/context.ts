@@ -8,6 +8,7 @@ import { DAEMON_ENVIRONMENT, DAEMON_NODE_FLAGS } from "../../../src/exporter/pro
 import type { StatsView } from "../../../src/simulator/index.js";
 import type { ExporterHost } from "../workers/exporter-host.js";
 import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
+import { exporterHostBundle } from "./host-bundle.js";
 import { startWorker, workerPath, type Worker } from "./rpc.js";
 
 export { sleep } from "../../support/wait.js";
@@ -57,8 +58,12 @@ export type ExporterWorker = Worker<ExporterHost>;
 
 /** BENCH_CPU_PROF=<dir>: the exporter workers write V8 CPU profiles there (for finding costs). */
 function profiling(): string[] {
+  return profiled() ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF ?? ""}`] : [];
+}
+
+function profiled(): boolean {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+  return dir !== undefined && dir !== "";
 }
 
 /** BENCH_NODE_FLAGS="--flag ...": more node flags for the exporter processes (not the others). */
@@ -80,11 +85,14 @@ function exporterEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * A fresh process for the exporter or a baseline, started with the node flags and environment
- * the image starts the daemon with (BENCH_NODE_FLAGS come after them, and so win).
+ * A fresh process for the exporter or a baseline, bundled as `dist/` is and started with the
+ * node flags and environment the image starts the daemon with (BENCH_NODE_FLAGS come after
+ * them, and so win). With BENCH_CPU_PROF, the compiled modules unbundled: a profile's frames
+ * then name the files of `src/` (`stall-profile.ts` looks for them).
  */
-export function startExporterWorker(): Promise<ExporterWorker> {
-  return startWorker<ExporterHost>(workerPath("workers/exporter-host.js"), {
+export async function startExporterWorker(): Promise<ExporterWorker> {
+  const host = profiled() ? workerPath("workers/exporter-host.js") : await exporterHostBundle();
+  return startWorker<ExporterHost>(host, {
     env: exporterEnv(),
     execArgv: [HEAP, "--expose-gc", ...DAEMON_NODE_FLAGS, ...nodeFlags(), ...profiling()],
     // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
