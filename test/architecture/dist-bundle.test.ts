@@ -1,0 +1,60 @@
+/**
+ * What `npm run build` ships in `dist/` (`tools/bundle.ts`), read from the files it wrote
+ * (`npm test` builds first): code that loads nothing from `node_modules`, text that is all
+ * ASCII, and the licence of every package bundled into it.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { LICENSES_FILE } from "../../tools/bundle.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const DIST = path.join(ROOT, "dist");
+const code = readdirSync(DIST)
+  .filter((file) => file.endsWith(".js"))
+  .map((file) => ({ file, text: readFileSync(path.join(DIST, file), "utf8") }));
+
+describe("dist/, as built", () => {
+  it("holds the command and the health check, each importing only Node's modules and its own files", () => {
+    expect(code.map((c) => c.file)).toEqual(expect.arrayContaining(["cli.js", "healthcheck.js"]));
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    const outside: string[] = [];
+    for (const { file, text } of code) {
+      // Static imports and dynamic ones (the code has no whitespace around them); a string
+      // that is no module's name (`from` in a message) is not an import.
+      for (const match of text.matchAll(/(?:\bfrom|\bimport\(?)\s*(["'`])([@\w.][\w@./:-]*)\1/g)) {
+        const specifier = match[2] ?? "";
+        if (!specifier.startsWith("./") && !builtins.has(specifier)) {
+          outside.push(`${file}: ${specifier}`);
+        }
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  it("is ASCII throughout, so that Node 24 keeps each file's text at one byte per character", () => {
+    const wide = code.filter(({ text }) => !/^[\p{ASCII}]*$/u.test(text)).map((c) => c.file);
+    expect(wide).toEqual([]);
+  });
+
+  it("carries the licence of every runtime dependency it bundles", () => {
+    const licenses = readFileSync(path.join(DIST, LICENSES_FILE), "utf8");
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const sections = new Map(
+      licenses
+        .split(/^={78}$/m)
+        .slice(1)
+        .map((section) => {
+          const [heading = "", ...body] = section.trim().split("\n");
+          return [heading.split(" ")[0] ?? "", body.join("\n").trim()] as const;
+        }),
+    );
+    for (const name of Object.keys(manifest.dependencies)) {
+      expect(sections.get(name), name).toMatch(/permission|licen[cs]e|copyright/i);
+    }
+  });
+});
