@@ -20,6 +20,9 @@ import type { BuildOptions, Plugin } from "rolldown";
 /** The file in the output folder that holds the licences of the bundled packages. */
 export const LICENSES_FILE = "THIRD_PARTY_LICENSES";
 
+/** The line before each package's section in `LICENSES_FILE`. */
+export const LICENSES_RULE = "=".repeat(78);
+
 export function bundleOptions(input: Readonly<Record<string, string>>, dir: string): BuildOptions {
   return {
     input: { ...input },
@@ -68,7 +71,7 @@ function bundledLicenses(): Plugin {
       const packages = [...roots].map(readPackage).sort((a, b) => a.name.localeCompare(b.name));
       const missing = packages.filter((p) => p.texts.length === 0).map((p) => p.name);
       if (missing.length > 0) {
-        this.error(`bundled packages without a licence file: ${missing.join(", ")}`);
+        this.error(`bundled packages without a licence text: ${missing.join(", ")}`);
       }
       this.emitFile({
         type: "asset",
@@ -132,7 +135,7 @@ function licensesText(packages: readonly BundledPackage[]): string {
   const header =
     "The files of this folder bundle the following packages. Each one's licence follows.\n";
   const sections = packages.map(
-    (p) => `${"=".repeat(78)}\n${p.name} ${p.version} (${p.license})\n\n${p.texts.join("\n\n")}\n`,
+    (p) => `${LICENSES_RULE}\n${p.name} ${p.version} (${p.license})\n\n${p.texts.join("\n\n")}\n`,
   );
   return [header, ...sections].join("\n");
 }

@@ -8,7 +8,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LICENSES_FILE } from "../../tools/bundle.js";
+import { LICENSES_FILE, LICENSES_RULE } from "../../tools/bundle.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DIST = path.join(ROOT, "dist");
@@ -46,7 +46,7 @@ describe("dist/, as built", () => {
     };
     const sections = new Map(
       licenses
-        .split(/^={78}$/m)
+        .split(`\n${LICENSES_RULE}\n`)
         .slice(1)
         .map((section) => {
           const [heading = "", ...body] = section.trim().split("\n");
