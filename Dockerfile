@@ -7,7 +7,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY tools/bundle.ts tools/build.config.ts ./tools/
+COPY tools/bundle.ts tools/build.config.ts tools/without-node-undici.ts ./tools/
 COPY src ./src
 # Type-checks, then bundles src/ and its dependencies into dist/ (tools/bundle.ts).
 RUN npm run build
@@ -38,6 +38,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 ENV MALLOC_ARENA_MAX=2
 # Node handles SIGTERM and SIGINT itself as PID 1; `docker run --init` adds a minimal init
 # that also reaps any child process. --max-semi-space-size=8 keeps V8's young generation at
-# 16 MiB instead of up to 32 (docs/performance.md, memory); node takes it only at its start.
-ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/cli.js"]
+# 16 MiB instead of up to 32, and --liftoff-only compiles the HTTP client's WebAssembly parser
+# once, with V8's baseline compiler (docs/performance.md, memory); Node 24 takes both only at
+# its start.
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--liftoff-only", "dist/cli.js"]
 CMD ["run"]

@@ -11,11 +11,17 @@
  * (`node --enable-source-maps`). Non-ASCII characters are escaped and no comment is kept, so
  * that every file is ASCII: Node 24 keeps a file's text at two bytes per character as soon as
  * one character is not. The licences of the packages bundled, which their comments and their
- * own folders carried, are written beside the code instead (`THIRD_PARTY_LICENSES`).
+ * own folders carried, are written beside the code instead (`THIRD_PARTY_LICENSES`). The reads
+ * that would load Node's own undici at start are changed (`without-node-undici.ts`).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { BuildOptions, Plugin } from "rolldown";
+import {
+  httpByRequire,
+  pgWithoutResponseProbe,
+  undiciCookiesWithoutGlobalHeaders,
+} from "./without-node-undici.js";
 
 /** The file in the output folder that holds the licences of the bundled packages. */
 export const LICENSES_FILE = "THIRD_PARTY_LICENSES";
@@ -30,7 +36,12 @@ export function bundleOptions(input: Readonly<Record<string, string>>, dir: stri
     // Imports name the compiled `.js` file; from the TypeScript sources, that is the `.ts` one.
     resolve: { extensionAlias: { ".js": [".ts", ".js"] } },
     logLevel: "warn",
-    plugins: [bundledLicenses()],
+    plugins: [
+      httpByRequire(),
+      undiciCookiesWithoutGlobalHeaders(),
+      pgWithoutResponseProbe(),
+      bundledLicenses(),
+    ],
     output: {
       dir,
       format: "esm",

@@ -20,9 +20,10 @@ a restart. A configuration that is not valid is refused and the running one kept
 Memory: the heap may grow by 50% of what it holds before a full collection (V8's
 --heap-growing-percent=50), and the HTTP client's WebAssembly parser is compiled by V8's
 baseline compiler only (--liftoff-only), unless node is started with either flag of its own.
-Start node with --max-semi-space-size=8, as the image does, for a young generation of 16 MiB
-instead of up to 32, and with MALLOC_ARENA_MAX=2 in the environment, for two allocator arenas
-instead of one per busy thread (docs/performance.md).
+Node 24 takes --liftoff-only only at its start. Start node as the image does: with
+--max-semi-space-size=8 --liftoff-only, for a young generation of 16 MiB instead of up to 32
+and the parser compiled once, and with MALLOC_ARENA_MAX=2 in the environment, for two
+allocator arenas instead of one per busy thread (docs/performance.md).
 
 options:
 ${CONFIG_FLAGS_HELP}`;

@@ -1,12 +1,14 @@
 /**
  * What `npm run build` ships in `dist/` (`tools/bundle.ts`), read from the files it wrote
  * (`npm test` builds first): code that loads nothing from `node_modules`, text that is all
- * ASCII, and the licence of every package bundled into it.
+ * ASCII, modules that do not make Node load its own undici, and the licence of every package
+ * bundled into it.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LICENSES_FILE, LICENSES_RULE } from "../../tools/bundle.js";
 
@@ -37,6 +39,23 @@ describe("dist/, as built", () => {
   it("is ASCII throughout, so that Node 24 keeps each file's text at one byte per character", () => {
     const wide = code.filter(({ text }) => !/^[\p{ASCII}]*$/u.test(text)).map((c) => c.file);
     expect(wide).toEqual([]);
+  });
+
+  it("loads its modules without Node's own undici, which only fetch would use", () => {
+    // Every module but the two entry points, which run their command when loaded.
+    const modules = code
+      .map(({ file }) => pathToFileURL(path.join(DIST, file)).href)
+      .filter((url) => !/\/(cli|healthcheck)\.js$/.test(url));
+    const script = [
+      `for (const url of ${JSON.stringify(modules)}) await import(url);`,
+      "const loaded = process.moduleLoadList.filter((m) => m.includes('undici'));",
+      "process.stdout.write(JSON.stringify(loaded));",
+    ].join("\n");
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(modules.length).toBeGreaterThan(5);
+    expect(JSON.parse(out)).toEqual([]);
   });
 
   it("carries the licence of every runtime dependency it bundles", () => {
