@@ -33,9 +33,9 @@ import { setFlagsFromString } from "node:v8";
  *   and a scavenge copies at most half as much: the pauses of 13–15 ms that stalled the event
  *   loop during a rendering are gone. Smaller (4) saved 10 MiB more, but a catch-up of 1,000
  *   projects then cost a quarter more CPU: its pages outlived the young generation.
- * - `--liftoff-only` (above): Node 24, the image's runtime, takes it only here. Set once the
- *   process ran, it changed nothing there: the exporter watching 10 projects peaked at 109 MiB
- *   with it so, and at 100 with it here.
+ * - `--liftoff-only` (above): Node 24, the image's runtime, takes it only here. Set by `run`
+ *   once the process runs, it changes nothing there: the exporter watching 10 projects peaked
+ *   at 109 MiB that way, and at 100 MiB started with it.
  */
 export const DAEMON_NODE_FLAGS = ["--max-semi-space-size=8", "--liftoff-only"] as const;
 
