@@ -7,7 +7,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY tools/bundle.ts tools/build.config.ts tools/without-node-undici.ts ./tools/
+# The build's own files (tools/*.ts): the bundle's options and plugins.
+COPY tools/*.ts ./tools/
 COPY src ./src
 # Type-checks, then bundles src/ and its dependencies into dist/ (tools/bundle.ts).
 RUN npm run build

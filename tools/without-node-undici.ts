@@ -31,7 +31,7 @@ export function httpByRequire(): Plugin {
       },
     },
     load: {
-      filter: { id: /^\0pgcp:node-http$/ },
+      filter: { id: new RegExp(`^${id}$`) },
       handler() {
         const http = createRequire(import.meta.url)("node:http") as Record<string, unknown>;
         const names = Object.entries(Object.getOwnPropertyDescriptors(http))
