@@ -143,6 +143,7 @@ export function report(r: Results): string {
             "÷ poll interval p50 / p99",
             "detected / injected (duplicates)",
             "peak RSS / heap used",
+            "memory baseline's peak RSS (exporter's ratio to it)",
           ],
           r.fleet.map((p) => [
             n(p.projects),
@@ -155,6 +156,9 @@ export function report(r: Results): string {
             `${n(p.detectionRatio.p50)} / ${n(p.detectionRatio.p99)}`,
             `${n(p.detected)} / ${n(p.injected)} (${n(p.duplicates)})`,
             `${mb(p.memory.peakRss)} / ${mb(p.memory.heapUsed)}`,
+            p.baselineMemory === undefined
+              ? "-"
+              : `${mb(p.baselineMemory.peakRss)} (${n(p.memory.peakRss / p.baselineMemory.peakRss)})`,
           ]),
         ),
     );

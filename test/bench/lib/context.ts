@@ -7,6 +7,7 @@ import path from "node:path";
 import { DAEMON_ENVIRONMENT, DAEMON_NODE_FLAGS } from "../../../src/exporter/process-settings.js";
 import type { StatsView } from "../../../src/simulator/index.js";
 import type { ExporterHost } from "../workers/exporter-host.js";
+import type { PollerBaseline } from "../workers/poller-baseline.js";
 import type { SimHost, SimStartArgs } from "../workers/sim-host.js";
 import { exporterHostBundle } from "./host-bundle.js";
 import { startWorker, workerPath, type Worker } from "./rpc.js";
@@ -94,10 +95,25 @@ export async function startExporterWorker(): Promise<ExporterWorker> {
   const host = profiled() ? workerPath("workers/exporter-host.js") : await exporterHostBundle();
   return startWorker<ExporterHost>(host, {
     env: exporterEnv(),
-    execArgv: [HEAP, "--expose-gc", ...DAEMON_NODE_FLAGS, ...nodeFlags(), ...profiling()],
+    execArgv: [...daemonExecArgv(), ...profiling()],
     // The exporter logs JSON lines to its standard output, as in production: to /dev/null.
     stdout: "ignore",
   });
+}
+
+/**
+ * A fresh process for the budget run's memory baseline (`workers/poller-baseline.ts`), with the
+ * exporter's node flags and environment, so that the runtime and its settings are the same.
+ */
+export function startPollerBaseline(): Promise<Worker<PollerBaseline>> {
+  return startWorker<PollerBaseline>(workerPath("workers/poller-baseline.js"), {
+    env: exporterEnv(),
+    execArgv: daemonExecArgv(),
+  });
+}
+
+function daemonExecArgv(): string[] {
+  return [HEAP, "--expose-gc", ...DAEMON_NODE_FLAGS, ...nodeFlags()];
 }
 
 /** Requests the simulator served, per route and status (`GET /_sim/stats`). */

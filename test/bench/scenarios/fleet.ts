@@ -24,16 +24,20 @@
 import path from "node:path";
 import { seededRandom } from "../../support/random.js";
 import { startReceiver } from "../../support/receiver.js";
+import type { StatsView } from "../../../src/simulator/index.js";
 import {
   API_KEY,
   resetSimStats,
   requestRates,
+  routeRequests,
   simStats,
   sleep,
+  startPollerBaseline,
   type BenchContext,
 } from "../lib/context.js";
 import { withRig } from "../lib/rig.js";
 import type { MemorySnapshot } from "../lib/process-stats.js";
+import type { PollerResult } from "../workers/poller-baseline.js";
 import { percentiles, type Percentiles } from "../lib/stats.js";
 
 export interface FleetOptions {
@@ -54,6 +58,12 @@ const DEFAULTS = {
   groupWindow: 5,
   concurrency: 8,
 } as const;
+
+/** The memory baseline runs as long as the measured window, and at most this long. */
+const BASELINE_MAX_SECONDS = 40;
+
+/** The first page the exporter reads of each log (its default `poll.firstPageLimit`). */
+const FIRST_PAGE_LIMIT = 50;
 
 /** Injected operations run this long (real-scale seconds) before they fail. */
 const FAILS_AFTER = { min: 1, max: 30 } as const;
@@ -85,6 +95,12 @@ export interface FleetRun {
   readonly duplicates: number;
   /** The exporter process at the end (peak RSS is the whole run's). */
   readonly memory: MemorySnapshot;
+  /**
+   * The memory baseline at its end: a process on the same runtime, flags and environment that
+   * made the window's requests at the window's rates and parsed the answers, and nothing else
+   * (absent from results files written before it).
+   */
+  readonly baselineMemory?: MemorySnapshot;
   readonly startSeconds: number;
   /** Wall time of the whole run, seconds (not scaled). */
   readonly wallSeconds: number;
@@ -210,6 +226,11 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
           ctx.log(`heap snapshot: ${(await worker.run("heapSnapshot", { file })).file}`);
         }
         await worker.run("stop");
+        const baseline = await pollerBaseline(ctx, sim.apiUrl, seeded.projectIds, stats, {
+          seconds: Math.min(seconds, BASELINE_MAX_SECONDS),
+          windowSeconds: seconds,
+          concurrency: DEFAULTS.concurrency * k,
+        });
 
         const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });
         const latencies: number[] = [];
@@ -241,6 +262,7 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
           detected: firstSeen.size,
           duplicates,
           memory,
+          baselineMemory: baseline.memory,
           startSeconds: started.startMs / 1000,
           wallSeconds: (performance.now() - wallStarted) / 1000,
         };
@@ -249,4 +271,44 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
       }
     },
   );
+}
+
+/**
+ * The memory baseline: a fresh process makes the requests the simulator served in the window
+ * (`stats`), at the same rates, for `seconds`, and parses each answer.
+ */
+async function pollerBaseline(
+  ctx: BenchContext,
+  apiUrl: string,
+  projectIds: readonly string[],
+  stats: StatsView,
+  window: {
+    readonly seconds: number;
+    readonly windowSeconds: number;
+    readonly concurrency: number;
+  },
+): Promise<PollerResult> {
+  const poller = await startPollerBaseline();
+  try {
+    const perSecond = (n: number) => n / window.windowSeconds;
+    const result = await poller.run("poll", {
+      apiUrl,
+      apiKey: API_KEY,
+      projectIds,
+      pollsPerSecond: perSecond(
+        routeRequests(stats, "listOperations") + routeRequests(stats, "getOperation"),
+      ),
+      listingsPerSecond: perSecond(routeRequests(stats, "listEndpoints")),
+      firstPageLimit: FIRST_PAGE_LIMIT,
+      concurrency: window.concurrency,
+      seconds: window.seconds,
+    });
+    ctx.log(
+      `  memory baseline: ${result.requests} requests in ${window.seconds.toFixed(0)} s, ` +
+        `peak RSS ${(result.memory.peakRss / 1048576).toFixed(1)} MiB`,
+    );
+    return result;
+  } finally {
+    await poller.close();
+  }
 }
