@@ -19,7 +19,7 @@
  * longer than `idleInTransactionTimeoutMs` (set well under the lease), and with it the lock.
  */
 import pg from "pg";
-import type { ClientBase, Pool } from "pg";
+import type { ClientBase, Pool, PoolClient } from "pg";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { displayUrl } from "./display-url.js";
 import { archiveRows, upsertOperations } from "./operations-archive.js";
@@ -96,6 +96,7 @@ export class PostgresStateStore implements StateStore {
   open(): Promise<void> {
     this.#opened ??= (async () => {
       const client = await this.pool.connect();
+      const heard = listenWhileCheckedOut(client);
       let broken: Error | undefined;
       try {
         await migrate(client);
@@ -104,7 +105,7 @@ export class PostgresStateStore implements StateStore {
         broken = error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
-        client.release(broken);
+        heard.release(broken);
       }
     })().catch((error: unknown) => {
       this.#opened = undefined;
@@ -187,6 +188,7 @@ export class PostgresStateStore implements StateStore {
     this.rowFor(projectId);
     await this.open();
     const client = await this.pool.connect();
+    const heard = listenWhileCheckedOut(client);
     let broken: Error | undefined;
     let open = false;
     try {
@@ -237,11 +239,45 @@ export class PostgresStateStore implements StateStore {
       if (!(error instanceof LeaseLostError) && isConnectionError(error)) {
         broken = error instanceof Error ? error : new Error(String(error));
       }
-      throw error;
+      // pg's "not queryable" says less than the server's reason for ending the connection.
+      throw error instanceof LeaseLostError ? error : (heard.error() ?? error);
     } finally {
-      client.release(broken);
+      heard.release(broken);
     }
   }
+}
+
+interface CheckedOut {
+  /** What ended the connection, when the server did (the next query fails with less). */
+  error(): Error | undefined;
+  /** Returns the connection to the pool, or destroys it if it broke. */
+  release(broken: Error | undefined): void;
+}
+
+/**
+ * Listens for the errors `client` emits while it is checked out, and releases it. pg's pool
+ * stops listening to a connection it lends, and a connection the server ends between two
+ * queries emits an error event (the idle-in-transaction timeout ends a transaction whose
+ * process was paused: its last answer and the server's notice then arrive together). Nobody
+ * hearing it would crash the process. Heard, it fails the next query, and `release` destroys
+ * the connection rather than returning it to the pool.
+ */
+function listenWhileCheckedOut(client: PoolClient): CheckedOut {
+  let heard: Error | undefined;
+  const listener = (error: Error): void => {
+    heard ??= error;
+  };
+  client.on("error", listener);
+  return {
+    error: () => heard,
+    release(broken) {
+      const error = broken ?? heard;
+      client.release(error);
+      // A sound connection goes back to the pool, which listens to it again; a broken one is
+      // ended, and keeps this listener for whatever it still emits.
+      if (error === undefined) client.off("error", listener);
+    },
+  };
 }
 
 /**

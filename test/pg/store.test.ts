@@ -67,7 +67,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 describePg("the Postgres state store", () => {
   let db: TestDatabase;
   const stores: PostgresStateStore[] = [];
-  const storeOf = (options: { archive?: boolean } = {}) => {
+  const storeOf = (options: { archive?: boolean; idleInTransactionTimeoutMs?: number } = {}) => {
     const store = new PostgresStateStore({ url: db.url, ...options });
     stores.push(store);
     return store;
@@ -152,6 +152,43 @@ describePg("the Postgres state store", () => {
       expect((error as LeaseLostError).reason).toBe("stale_state");
     }
     expect(await store.load("p-2")).toEqual(state("p-2", 2));
+  });
+
+  it("lives through the server ending its transaction while the process is paused, and commits again", async () => {
+    // The process pauses (SIGSTOP, a long collection, a starved container) while a commit's
+    // query is answered: the server ends the idle transaction, and its notice comes in behind
+    // the answer, when no query waits for it. Unheard, that error event crashed the daemon.
+    const store = storeOf({ idleInTransactionTimeoutMs: 100 });
+    await store.open();
+    let committed = 0;
+    const failures: unknown[] = [];
+    const run = { stopped: false };
+    const committing = (async () => {
+      while (!run.stopped) {
+        try {
+          await store.commit(state("p-paused", committed + 1));
+          committed += 1;
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    })();
+    const paused = new Int32Array(new SharedArrayBuffer(4));
+    for (let pause = 0; pause < 10 && failures.length < 2; pause++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      Atomics.wait(paused, 0, 0, 400); // the whole event loop stops, as a paused process
+    }
+    run.stopped = true;
+    await committing;
+    expect(failures.length).toBeGreaterThan(0);
+    for (const failure of failures) {
+      // The server's reason, not pg's "not queryable".
+      expect(failure).toMatchObject({ code: "25P03" });
+    }
+    // Nothing half-written, and the next commit goes through on a new connection.
+    expect((await store.load("p-paused"))?.sequence).toBe(committed);
+    await store.commit(state("p-paused", committed + 1));
+    expect((await store.load("p-paused"))?.sequence).toBe(committed + 1);
   });
 
   it("never takes an unusable row for state, names the row, and never overwrites it", async () => {
