@@ -17,6 +17,8 @@
  * The lease row's lock is held only for the commit's few statements. A process paused in the
  * middle of a commit cannot hold it for long: the server ends a transaction that stays idle
  * longer than `idleInTransactionTimeoutMs` (set well under the lease), and with it the lock.
+ * Once the process runs again, that commit fails with the server's reason and its connection
+ * is dropped (`listenWhileCheckedOut`).
  */
 import pg from "pg";
 import type { ClientBase, Pool, PoolClient } from "pg";

@@ -2,7 +2,8 @@
  * The Postgres state store against a real server: versioned migrations (also from several
  * processes at once), the same load and validation rules as the file store, commits that
  * build only on the sequence they expect, fencing by lease (holder, token, expiry by the
- * database's clock), and the operations archive written in the same transaction as the state.
+ * database's clock), the operations archive written in the same transaction as the state, and
+ * a transaction the server ends while the process is paused.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
