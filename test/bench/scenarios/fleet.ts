@@ -62,7 +62,7 @@ const DEFAULTS = {
 /** The memory baseline runs as long as the measured window, and at most this long. */
 const BASELINE_MAX_SECONDS = 40;
 
-/** The first page the exporter reads of each log (its default `poll.firstPageLimit`). */
+/** The first page of each log, the exporter's and the memory baseline's (the default). */
 const FIRST_PAGE_LIMIT = 50;
 
 /** Injected operations run this long (real-scale seconds) before they fail. */
@@ -147,6 +147,7 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
               interval: DEFAULTS.interval / k,
               fastInterval: DEFAULTS.fastInterval / k,
               endpointsInterval: DEFAULTS.endpointsInterval / k,
+              firstPageLimit: FIRST_PAGE_LIMIT,
             },
             sinks: [{ name: "hook", kind: "webhook", groupWindow: DEFAULTS.groupWindow / k }],
           },

@@ -12,7 +12,6 @@ import {
 } from "node:perf_hooks";
 import { closeSync, openSync, readSync } from "node:fs";
 import { writeHeapSnapshot } from "node:v8";
-import { Pool } from "undici";
 import {
   setDaemonV8Flags,
   startExporter,
@@ -27,6 +26,7 @@ import {
   type ProjectState,
 } from "../../../src/store/index.js";
 import { emptyTotals } from "../../../src/sync/index.js";
+import { apiReader } from "../lib/api-reader.js";
 import { serve } from "../lib/rpc.js";
 import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
 
@@ -462,10 +462,7 @@ const handlers = {
    * a pool of `concurrency` connections and parsed with `JSON.parse`, and nothing else.
    */
   async baseline(args: BaselineArgs): Promise<BaselineResult> {
-    const url = new URL(args.apiUrl);
-    const pool = new Pool(url.origin, { connections: args.concurrency });
-    const basePath = url.pathname.replace(/\/$/, "");
-    const headers = { authorization: `Bearer ${args.apiKey}`, accept: "application/json" };
+    const api = apiReader(args.apiUrl, args.apiKey, args.concurrency);
     const queue = [...args.projectIds];
     let operations = 0;
     let pages = 0;
@@ -474,16 +471,10 @@ const handlers = {
       let limit = args.firstPageLimit;
       for (;;) {
         const query = cursor === undefined ? `limit=${limit}` : `limit=${limit}&cursor=${cursor}`;
-        const response = await pool.request({
-          method: "GET",
-          path: `${basePath}/projects/${projectId}/operations?${query}`,
-          headers,
-        });
-        const page = JSON.parse(await response.body.text()) as {
+        const page = (await api.get(`/projects/${projectId}/operations?${query}`)) as {
           operations: unknown[];
           pagination?: { cursor: string };
         };
-        if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
         pages += 1;
         operations += page.operations.length;
         if (page.operations.length < limit || page.pagination === undefined) return;
@@ -500,7 +491,7 @@ const handlers = {
     );
     const ms = performance.now() - started;
     const cpuMs = cpuMsSince(cpu);
-    await pool.close();
+    await api.close();
     return { ms, cpuMs, operations, pages, memory: memorySnapshot() };
   },
 };

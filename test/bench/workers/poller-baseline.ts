@@ -5,7 +5,7 @@
  * its peak RSS is what the runtime itself costs for that traffic, so that the exporter's figure
  * can be read against it on any runtime.
  */
-import { Pool } from "undici";
+import { apiReader } from "../lib/api-reader.js";
 import { serve } from "../lib/rpc.js";
 import { memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
 
@@ -35,25 +35,20 @@ const TICK_MS = 20;
 const handlers = {
   async poll(args: PollerArgs): Promise<PollerResult> {
     if (args.projectIds.length === 0) throw new Error("no projects to poll");
-    const url = new URL(args.apiUrl);
-    const base = url.pathname.replace(/\/$/, "");
-    const pool = new Pool(url.origin, { connections: args.concurrency });
-    const headers = { authorization: `Bearer ${args.apiKey}`, accept: "application/json" };
-    const ids = args.projectIds;
-    const get = async (path: string): Promise<void> => {
-      const response = await pool.request({ method: "GET", path: `${base}${path}`, headers });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`GET ${path}: ${response.statusCode}`);
-      JSON.parse(text);
-    };
+    const api = apiReader(args.apiUrl, args.apiKey, args.concurrency);
+    const project = (n: number) =>
+      encodeURIComponent(args.projectIds[n % args.projectIds.length] ?? "");
     let polls = 0;
     let listings = 0;
     const inFlight = new Set<Promise<void>>();
     let failure: Error | undefined;
     const send = (path: string): void => {
-      const request = get(path).catch((error: unknown) => {
-        failure ??= error instanceof Error ? error : new Error(String(error));
-      });
+      const request = api.get(path).then(
+        () => undefined,
+        (error: unknown) => {
+          failure ??= error instanceof Error ? error : new Error(String(error));
+        },
+      );
       inFlight.add(request);
       void request.finally(() => inFlight.delete(request));
     };
@@ -61,17 +56,16 @@ const handlers = {
     for (;;) {
       const elapsed = Math.min((performance.now() - started) / 1000, args.seconds);
       for (; polls < Math.floor(elapsed * args.pollsPerSecond); polls += 1) {
-        const id = encodeURIComponent(ids[polls % ids.length] ?? "");
-        send(`/projects/${id}/operations?limit=${args.firstPageLimit}`);
+        send(`/projects/${project(polls)}/operations?limit=${args.firstPageLimit}`);
       }
       for (; listings < Math.floor(elapsed * args.listingsPerSecond); listings += 1) {
-        send(`/projects/${encodeURIComponent(ids[listings % ids.length] ?? "")}/endpoints`);
+        send(`/projects/${project(listings)}/endpoints`);
       }
       if (failure !== undefined || elapsed >= args.seconds) break;
       await new Promise((resolve) => setTimeout(resolve, TICK_MS));
     }
     await Promise.all(inFlight);
-    await pool.close();
+    await api.close();
     if (failure !== undefined) throw failure;
     return { requests: polls + listings, memory: memorySnapshot() };
   },
