@@ -35,8 +35,12 @@ EXPOSE 9642
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "dist/healthcheck.js"]
 # Two malloc arenas instead of up to eight per core: the threads of Node 24's V8 each kept
-# freed memory in an arena of their own (docs/performance.md, memory).
+# freed memory in an arena of their own. Blocks of 128 KiB and more (a /metrics body, a
+# socket's reads) mapped on their own and given back when freed, where glibc would raise that
+# size to the largest block freed so far and keep the later ones in its heap
+# (docs/performance.md, memory).
 ENV MALLOC_ARENA_MAX=2
+ENV MALLOC_MMAP_THRESHOLD_=131072
 # Node handles SIGTERM and SIGINT itself as PID 1; `docker run --init` adds a minimal init
 # that also reaps any child process. --max-semi-space-size=8 keeps V8's young generation at
 # 16 MiB instead of up to 32, and --liftoff-only compiles the HTTP client's WebAssembly parser

@@ -51,13 +51,13 @@ it("starts the daemon with the node flags of DAEMON_NODE_FLAGS, in the image and
   expect(entrypoint, "the Dockerfile's ENTRYPOINT").toBeDefined();
   expect(JSON.parse(entrypoint ?? "[]")).toEqual(["node", ...DAEMON_NODE_FLAGS, "dist/cli.js"]);
   const smoke = readFileSync(new URL("../../.ci/production-smoke", import.meta.url), "utf8");
-  expect(smoke).toContain(`exec node ${DAEMON_NODE_FLAGS.join(" ")} dist/cli.js run`);
+  expect(smoke).toContain(`exec "$runtime" ${DAEMON_NODE_FLAGS.join(" ")} dist/cli.js run`);
 });
 
 it("starts the daemon with the environment of DAEMON_ENVIRONMENT, in the image and in CI's smoke", () => {
   const dockerfile = readFileSync(new URL("../../Dockerfile", import.meta.url), "utf8");
   const smoke = readFileSync(new URL("../../.ci/production-smoke", import.meta.url), "utf8");
-  const started = /^.*exec node .*dist\/cli\.js run.*$/m.exec(smoke)?.[0];
+  const started = /^.*exec "\$runtime" .*dist\/cli\.js run.*$/m.exec(smoke)?.[0];
   expect(started, "the smoke test's start of the daemon").toBeDefined();
   for (const [name, value] of Object.entries(DAEMON_ENVIRONMENT)) {
     expect(dockerfile).toMatch(new RegExp(`^ENV ${name}=${value}$`, "m"));

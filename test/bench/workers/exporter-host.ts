@@ -15,6 +15,7 @@ import { writeHeapSnapshot } from "node:v8";
 import {
   setDaemonV8Flags,
   startExporter,
+  startMemorySaver,
   type RunningExporter,
 } from "../../../src/exporter/index.js";
 import { resolveConfig, resolveSinks, type RawConfig } from "../../../src/config/index.js";
@@ -32,6 +33,7 @@ import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-
 
 // As `pgcp-exporter run` does at its start: the figures are those of the daemon as it runs.
 setDaemonV8Flags();
+startMemorySaver();
 
 let exporter: RunningExporter | undefined;
 let loopDelay: IntervalHistogram | undefined;
