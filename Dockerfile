@@ -35,9 +35,9 @@ EXPOSE 9642
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "dist/healthcheck.js"]
 # Two malloc arenas instead of up to eight per core: the threads of Node 24's V8 each kept
-# freed memory in an arena of their own. Blocks of 128 KiB and more (a /metrics body, a
-# socket's reads) mapped on their own and given back when freed, where glibc would raise that
-# size to the largest block freed so far and keep the later ones in its heap
+# freed memory in an arena of their own. Blocks of 128 KiB and more (a /metrics body, the
+# buffers of a rendering) mapped on their own and given back when freed, where glibc would
+# raise that size to the largest block freed so far and keep the later ones in its heap
 # (docs/performance.md, memory).
 ENV MALLOC_ARENA_MAX=2
 ENV MALLOC_MMAP_THRESHOLD_=131072
