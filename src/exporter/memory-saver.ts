@@ -74,8 +74,6 @@ export type SaverChoice = "unsupported" | "operator" | "exporter";
 
 export interface MemorySaver {
   readonly choice: SaverChoice;
-  /** Whether the daemon has the mode on now (false unless `choice` is "exporter"). */
-  saving(): boolean;
   stop(): void;
 }
 
@@ -112,7 +110,6 @@ export function startMemorySaver(options: MemorySaverOptions = {}): MemorySaver 
   timer.unref();
   return {
     choice: "exporter",
-    saving: () => state.saving,
     stop: () => {
       clearInterval(timer);
     },
@@ -120,5 +117,5 @@ export function startMemorySaver(options: MemorySaverOptions = {}): MemorySaver 
 }
 
 function fixed(choice: Exclude<SaverChoice, "exporter">): MemorySaver {
-  return { choice, saving: () => false, stop: () => undefined };
+  return { choice, stop: () => undefined };
 }
