@@ -108,6 +108,15 @@ it("sends a recovery only to the sinks that were sent its failure, also across a
   await waitFor("the recoveries to be delivered", () =>
     received(all).filter((a) => a.kind === "operation_recovered").length >= 2 ? true : undefined,
   );
+  // Stopped once they are acknowledged in the committed outbox: a message still in flight when
+  // the exporter stops is sent again after its restart (at least once); one acknowledged never.
+  await waitFor("the recoveries to be acknowledged", () =>
+    exporter
+      .state(project.projectId)
+      ?.outbox.every((entry) => entry.alert.kind !== "operation_recovered")
+      ? true
+      : undefined,
+  );
   await exporter.stop();
 
   // `before` finishes while the exporter is down; `acrossRestart` after it is back.
