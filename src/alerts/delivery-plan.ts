@@ -18,7 +18,7 @@ export interface SinkPolicy {
 export interface ProjectOutbox {
   readonly projectId: string;
   readonly outbox: readonly OutboxEntry[];
-  /** Epoch ms before which this project's deliveries to the sink wait (backoff), if any. */
+  /** The time (on `nowMs`'s axis) before which this project's deliveries wait (backoff). */
   readonly retryAtMs: number | undefined;
 }
 
@@ -26,6 +26,14 @@ export interface Batch {
   readonly projectId: string;
   readonly entries: readonly OutboxEntry[];
 }
+
+/**
+ * When an entry was raised, on the time axis of the `nowMs` it is compared with. By default its
+ * stored wall time; the notifier measures on the monotonic clock (`entry-births.ts`).
+ */
+export type BirthOf = (entry: OutboxEntry) => number;
+
+const storedBirth: BirthOf = (entry) => entry.createdAtMs;
 
 /** Entries pending for `sink`, oldest first. */
 export function pendingFor(outbox: readonly OutboxEntry[], sink: string): OutboxEntry[] {
@@ -39,8 +47,9 @@ export function expired(
   outbox: readonly OutboxEntry[],
   policy: SinkPolicy,
   nowMs: number,
+  birthOf: BirthOf = storedBirth,
 ): OutboxEntry[] {
-  return pendingFor(outbox, policy.name).filter((e) => nowMs - e.createdAtMs >= policy.maxAgeMs);
+  return pendingFor(outbox, policy.name).filter((e) => nowMs - birthOf(e) >= policy.maxAgeMs);
 }
 
 /**
@@ -52,13 +61,14 @@ export function nextBatch(
   projects: readonly ProjectOutbox[],
   policy: SinkPolicy,
   nowMs: number,
+  birthOf: BirthOf = storedBirth,
 ): Batch | undefined {
   let best: { projectId: string; entries: OutboxEntry[] } | undefined;
   for (const p of projects) {
     if (p.retryAtMs !== undefined && p.retryAtMs > nowMs) continue;
     const entries = pendingFor(p.outbox, policy.name);
     const oldest = entries[0];
-    if (oldest === undefined || nowMs - oldest.createdAtMs < policy.groupWindowMs) continue;
+    if (oldest === undefined || nowMs - birthOf(oldest) < policy.groupWindowMs) continue;
     if (best === undefined || oldest.createdAtMs < (best.entries[0]?.createdAtMs ?? Infinity)) {
       best = { projectId: p.projectId, entries };
     }

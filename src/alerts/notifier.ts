@@ -13,6 +13,8 @@ import type { ProjectState } from "../store/index.js";
 import type { OutboxChange } from "../sync/index.js";
 import type { Alert } from "../store/index.js";
 import type { FiringKeeper, SendResult, Sink } from "./alert.js";
+import { systemClock, type Clock } from "../clock.js";
+import { EntryBirths } from "./entry-births.js";
 import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-plan.js";
 import {
   acknowledge,
@@ -49,7 +51,8 @@ export interface NotifierOptions {
   readonly observer?: NotifierObserver;
   /** How often the outboxes are looked at. */
   readonly tickMs?: number;
-  readonly now?: () => number;
+  /** Monotonic for the pace, backoff and ages; wall for what is stored (default: the system's). */
+  readonly clock?: Clock;
   readonly random?: () => number;
 }
 
@@ -57,11 +60,11 @@ interface SinkState {
   readonly sink: Sink;
   readonly policy: SinkPolicy;
   busy: boolean;
-  /** No message before this time (the sink's pace, or a 429's Retry-After). */
+  /** No message before this time (monotonic: the sink's pace, or a 429's Retry-After). */
   notBeforeMs: number;
-  /** Per project: consecutive failures and when to try again. */
+  /** Per project: consecutive failures and when to try again (monotonic). */
   readonly backoff: Map<string, { failures: number; retryAtMs: number }>;
-  /** A sink that keeps alerts firing: when its firing set is next sent again. */
+  /** A sink that keeps alerts firing: when its firing set is next sent again (monotonic). */
   nextRefreshMs: number;
 }
 
@@ -72,11 +75,13 @@ export class Notifier {
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly now: () => number;
+  private readonly clock: Clock;
+  private readonly births: EntryBirths;
   private readonly random: () => number;
 
   constructor(private readonly options: NotifierOptions) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.births = new EntryBirths(this.clock);
     this.random = options.random ?? Math.random;
     this.sinks = options.sinks.map(({ sink, policy }) => ({
       sink,
@@ -157,11 +162,12 @@ export class Notifier {
     const log = this.options.logger;
     try {
       const owners = [...this.options.projects()];
+      this.births.prune(() => owners.map((o) => o.state?.outbox ?? []));
       await this.expire(state, owners);
-      const now = this.now();
+      const now = this.clock.monotonic();
       if (now < state.notBeforeMs) return;
       if (sink.firing !== undefined && now >= state.nextRefreshMs) {
-        await this.refresh(state, sink.firing, owners, now);
+        await this.refresh(state, sink.firing, owners);
         return;
       }
       const batch = nextBatch(
@@ -172,6 +178,7 @@ export class Notifier {
         })),
         policy,
         now,
+        (entry) => this.births.birthOf(entry),
       );
       const owner = owners.find((o) => o.projectId === batch?.projectId);
       if (batch === undefined || owner === undefined) return;
@@ -182,21 +189,22 @@ export class Notifier {
         firing: owner.state?.firing ?? [],
       });
       if (this.abort.signal.aborted) return;
-      const after = this.now();
+      const after = this.clock.monotonic();
+      const wall = this.clock.wall();
       state.notBeforeMs = after + sink.minIntervalMs;
       const ids = new Set(alerts.map((a) => a.id));
 
       if (result.ok) {
         state.backoff.delete(owner.projectId);
-        await owner.updateOutbox(after, (s) => ({
+        await owner.updateOutbox(wall, (s) => ({
           outbox: acknowledge(s.outbox, sink.name, ids),
           deadLetters: s.deadLetters,
           // What it took now fires (and a recovery ends what it resolves) until it ends.
           ...(sink.firing === undefined
             ? {}
-            : { firing: acknowledgeFiring(s.firing ?? [], sink.name, alerts, after) }),
+            : { firing: acknowledgeFiring(s.firing ?? [], sink.name, alerts, wall) }),
         }));
-        const latencies = alerts.map((a) => Math.max(0, (after - Date.parse(a.detectedAt)) / 1000));
+        const latencies = batch.entries.map((e) => this.births.ageOf(e) / 1000);
         this.options.observer?.delivered?.(sink.name, alerts, latencies);
         log.info(
           { sink: sink.name, project: owner.projectId, alerts: alerts.length },
@@ -206,7 +214,7 @@ export class Notifier {
       }
       this.options.observer?.deliveryFailed?.(sink.name, result.reason, alerts.length);
       if (result.permanent) {
-        await this.giveUp(owner, sink.name, alerts, result.reason, after, result.deadLetterReason);
+        await this.giveUp(owner, sink.name, alerts, result.reason, wall, result.deadLetterReason);
         log.error(
           {
             sink: sink.name,
@@ -250,10 +258,11 @@ export class Notifier {
     state: SinkState,
     keeper: FiringKeeper,
     owners: readonly OutboxOwner[],
-    now: number,
   ): Promise<void> {
     const { sink } = state;
-    state.nextRefreshMs = now + keeper.resendIntervalMs;
+    state.nextRefreshMs = this.clock.monotonic() + keeper.resendIntervalMs;
+    // How long alerts have fired is kept across restarts, so it is read on the wall clock.
+    const now = this.clock.wall();
     const sent: { owner: OutboxOwner; firing: FiringAlert[] }[] = [];
     for (const owner of owners) {
       const all = owner.state?.firing ?? [];
@@ -285,7 +294,7 @@ export class Notifier {
     }
     for (const { owner, firing } of sent) {
       if (!firing.some((f) => f.endedAtMs !== undefined)) continue;
-      await owner.updateOutbox(this.now(), (s) => ({
+      await owner.updateOutbox(this.clock.wall(), (s) => ({
         outbox: s.outbox,
         deadLetters: s.deadLetters,
         firing: settleEnded(s.firing ?? [], sink.name, firing),
@@ -295,12 +304,14 @@ export class Notifier {
 
   /** Moves alerts older than the sink's maximum age to the dead letters. */
   private async expire(state: SinkState, owners: readonly OutboxOwner[]): Promise<void> {
-    const now = this.now();
+    const now = this.clock.monotonic();
     for (const owner of owners) {
-      const old = expired(owner.state?.outbox ?? [], state.policy, now);
+      const old = expired(owner.state?.outbox ?? [], state.policy, now, (entry) =>
+        this.births.birthOf(entry),
+      );
       if (old.length === 0) continue;
       const alerts = old.map((e) => e.alert);
-      await this.giveUp(owner, state.sink.name, alerts, "max_age", now);
+      await this.giveUp(owner, state.sink.name, alerts, "max_age", this.clock.wall());
       this.options.logger.error(
         {
           sink: state.sink.name,

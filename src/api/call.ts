@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { abortReason } from "./clock.js";
+import { abortReason } from "../clock.js";
 import { toApiError, type AttemptFailure } from "./errors.js";
 import { emit } from "./events.js";
 import type { ResolvedOptions } from "./options.js";
@@ -8,6 +8,7 @@ import type { RateLimiter } from "./rate-limiter.js";
 import { interpretResponse, type AttemptResult, type ResponseCheck } from "./response.js";
 import { isRetrySafe, isWorthRepeating, planRetry } from "./retry-policy.js";
 import type { HttpMethod, RouteName } from "./routes.js";
+import type { ServerClock } from "./server-clock.js";
 import type { RawResponse, Transport } from "./transport.js";
 import type { Turns } from "./turns.js";
 import { describeTransportError } from "./transport-errors.js";
@@ -32,6 +33,8 @@ export interface CallDeps {
   readonly limiter: RateLimiter;
   /** An answer is read in a turn of the event loop of its own. */
   readonly turns: Turns;
+  /** The API's clock, kept from the `Date` of every answer. */
+  readonly serverClock: ServerClock;
 }
 
 /**
@@ -107,7 +110,7 @@ async function attemptOnce<T>(
 ): Promise<AttemptResult<T>> {
   const { options, transport } = deps;
   const { clock, events } = options;
-  const started = clock.now();
+  const started = clock.monotonic();
   const common = { route: spec.route, method: spec.method, attempt, requestId };
   let response: RawResponse;
   try {
@@ -129,16 +132,22 @@ async function attemptOnce<T>(
       ...common,
       kind: failure.kind === "timeout" ? "timeout" : "network",
       code: failure.code,
-      durationMs: clock.now() - started,
+      durationMs: clock.monotonic() - started,
     });
     return { ok: false, failure };
   }
-  const now = clock.now();
-  emit(events, "onResponse", { ...common, status: response.status, durationMs: now - started });
+  const received = clock.monotonic();
+  const serverMs = deps.serverClock.observe(response.headers, received);
+  emit(events, "onResponse", {
+    ...common,
+    status: response.status,
+    durationMs: received - started,
+  });
   // What follows (parsing, validating, and the caller's work with the answer up to its next
   // wait) takes a turn of its own: answers arriving together do not hold the event loop at once.
   await deps.turns.take();
-  return interpretResponse(response, spec.schema, now, spec.check);
+  // A Retry-After date is read against the answer's own Date where it has one.
+  return interpretResponse(response, spec.schema, serverMs ?? clock.wall(), spec.check);
 }
 
 function requestHeaders(

@@ -24,6 +24,7 @@ import { resolveOptions, type ApiClientOptions } from "./options.js";
 import { pageIsConsistent, walkPages } from "./paging.js";
 import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
 import { paths, type RouteName } from "./routes.js";
+import { ServerClock } from "./server-clock.js";
 import { Transport } from "./transport.js";
 import { findOpenOperations, operationReader, type OpenFilter } from "./operation-reads.js";
 import type { WaitResult } from "./operation-watch.js";
@@ -173,6 +174,11 @@ export interface ApiClient {
   ): Promise<Operation[]>;
   /** The shared limiter's state: tokens left, requests in flight and queued, time waited. */
   limiterStats(): RateLimiterStats;
+  /**
+   * The API's time now (epoch ms), from the `Date` of its latest answer moved on by our
+   * monotonic clock (`server-clock.ts`); undefined before any answer carried one.
+   */
+  serverNow(): number | undefined;
   /** Rejects queued requests, waits for those in flight, closes the connections. */
   close(): Promise<void>;
 }
@@ -198,6 +204,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       clock: options.clock,
     }),
     turns: new Turns(),
+    serverClock: new ServerClock(),
   };
   const call = <T>(spec: CallSpec<T>): Promise<T> => executeCall(deps, spec);
 
@@ -372,6 +379,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
         callOptions?.signal,
       ),
     limiterStats: () => deps.limiter.stats(),
+    serverNow: () => deps.serverClock.now(options.clock.monotonic()),
     async close() {
       deps.limiter.close();
       await deps.transport.close();

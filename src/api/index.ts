@@ -26,7 +26,7 @@ export type {
   RetryEvent,
   TransportErrorEvent,
 } from "./events.js";
-export type { Clock } from "./clock.js";
+export type { Clock } from "../clock.js";
 export type { RateLimiterStats } from "./rate-limiter.js";
 export type { HttpMethod, RouteName } from "./routes.js";
 export {

@@ -29,7 +29,7 @@ export function operationOutcome(status: OperationStatus): OperationOutcome {
 /** What a waiter knows of one operation: its latest record, and since when it sits in `failed`. */
 export interface Watch {
   readonly record: Operation;
-  /** When (waiter's clock, epoch ms) the operation was first seen in its current `failed`. */
+  /** When (the waiter's monotonic clock, ms) the operation was first seen in its current `failed`. */
   readonly failedSinceMs: number | undefined;
 }
 

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from "./clock.js";
+import { systemClock, type Clock } from "../clock.js";
 import type { ApiClientEvents } from "./events.js";
 import type { RetryConfig } from "./retry-policy.js";
 import { DEFAULT_USER_AGENT } from "./user-agent.js";
@@ -43,7 +43,7 @@ export interface ApiClientOptions {
     readonly maxConcurrency?: number;
   };
   readonly events?: ApiClientEvents;
-  /** Time source for every wait and duration. Default: wall clock and real timers. */
+  /** Time source: monotonic for every wait and duration, wall for HTTP dates. Default: the system clock. */
   readonly clock?: Clock;
   /** Jitter source, a value in [0, 1). Default `Math.random`. */
   readonly random?: () => number;

@@ -1,4 +1,4 @@
-import { abortReason, type Clock } from "./clock.js";
+import { abortReason, type Clock } from "../clock.js";
 import { TokenBucket } from "./token-bucket.js";
 
 export interface RateLimiterOptions {
@@ -57,7 +57,7 @@ export class RateLimiter {
     this.#bucket = new TokenBucket({
       capacity: options.burst,
       refillPerSecond: options.refillPerSecond,
-      now: () => options.clock.now(),
+      now: () => options.clock.monotonic(),
     });
   }
 
@@ -77,7 +77,7 @@ export class RateLimiter {
         reject(abortReason(signal));
       };
       const waiter: Waiter = {
-        enqueuedAt: this.#clock.now(),
+        enqueuedAt: this.#clock.monotonic(),
         grant: (permit) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(permit);
@@ -95,7 +95,7 @@ export class RateLimiter {
 
   /** Holds back every caller for `ms` (after a 429: the limit is shared by the whole account). */
   pause(ms: number): void {
-    this.#bucket.pauseUntil(this.#clock.now() + ms);
+    this.#bucket.pauseUntil(this.#clock.monotonic() + ms);
   }
 
   stats(): RateLimiterStats {
@@ -123,7 +123,7 @@ export class RateLimiter {
       }
       const waiter = this.#queue.shift();
       if (waiter === undefined) return;
-      waiter.grant(this.#grant(Math.max(0, this.#clock.now() - waiter.enqueuedAt)));
+      waiter.grant(this.#grant(Math.max(0, this.#clock.monotonic() - waiter.enqueuedAt)));
     }
     // When the slots are full, the next release pumps again.
   }

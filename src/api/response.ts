@@ -17,16 +17,17 @@ export type ResponseCheck<T> = (value: T) => string | undefined;
 /**
  * Reads one complete HTTP response: a 2xx body must be JSON that matches `schema` (unknown
  * fields and enum values pass, as the contract's schemas allow); anything else becomes a
- * failure naming the first problem. `nowMs` dates an HTTP-date `Retry-After`.
+ * failure naming the first problem. `referenceMs` dates an HTTP-date `Retry-After`.
  */
 export function interpretResponse<T>(
   response: RawResponse,
   schema: z.ZodType<T>,
-  nowMs: number,
+  referenceMs: number,
   check?: ResponseCheck<T>,
 ): AttemptResult<T> {
   const { status } = response;
-  if (status < 200 || status > 299) return { ok: false, failure: httpFailure(response, nowMs) };
+  if (status < 200 || status > 299)
+    return { ok: false, failure: httpFailure(response, referenceMs) };
   // 204 No Content (the real API's answer to deleting an endpoint that is already gone) reads
   // as `null`: only a schema that allows null accepts it.
   const json: JsonResult =
@@ -42,10 +43,10 @@ export function interpretResponse<T>(
 }
 
 /** An error status: the real API's body is `{code, message, request_id}`; proxies send HTML. */
-function httpFailure(response: RawResponse, nowMs: number): AttemptFailure {
+function httpFailure(response: RawResponse, referenceMs: number): AttemptFailure {
   const json = parseJson(response.body.toString("utf8"));
   const body = json.ok ? errorBodySchema.safeParse(json.value) : undefined;
-  const retryAfterMs = parseRetryAfter(response.headers["retry-after"], nowMs);
+  const retryAfterMs = parseRetryAfter(response.headers["retry-after"], referenceMs);
   if (body?.success === true) {
     return {
       kind: "http",

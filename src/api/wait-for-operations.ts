@@ -1,5 +1,5 @@
 import type { Operation } from "../contract/index.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import {
   isStillWatched,
   observe,
@@ -49,22 +49,22 @@ export async function followOperations(
 ): Promise<WaitResult> {
   const intervalMs = options.intervalMs ?? WAIT_DEFAULTS.intervalMs;
   const graceMs = options.retryGraceMs ?? 0;
-  const deadline = clock.now() + (options.timeoutMs ?? WAIT_DEFAULTS.timeoutMs);
+  const deadline = clock.monotonic() + (options.timeoutMs ?? WAIT_DEFAULTS.timeoutMs);
   const watches = new Map<string, Watch>();
   const note = (record: Operation): void => {
-    const { watch, change } = observe(watches.get(record.id), record, clock.now());
+    const { watch, change } = observe(watches.get(record.id), record, clock.monotonic());
     watches.set(record.id, watch);
     if (change !== undefined) options.onStatus?.(change);
   };
   const watched = (): string[] =>
     [...watches.values()]
-      .filter((w) => isStillWatched(w, clock.now(), graceMs))
+      .filter((w) => isStillWatched(w, clock.monotonic(), graceMs))
       .map((w) => w.record.id);
 
   for (const op of operations) note(op);
   let ids = watched();
   while (ids.length > 0) {
-    const remaining = deadline - clock.now();
+    const remaining = deadline - clock.monotonic();
     if (remaining <= 0) break;
     try {
       await clock.sleep(Math.min(intervalMs, remaining), options.signal);

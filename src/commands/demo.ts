@@ -19,6 +19,7 @@ import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
 import { startExporter } from "../exporter/index.js";
 import type { Command } from "./command.js";
+import { systemClock } from "../clock.js";
 
 const HELP = `usage: pgcp-exporter demo [options]
 
@@ -187,10 +188,10 @@ export const demoCommand: Command = {
         "",
       ].join("\n") + "\n",
     );
-    let periodStart = Date.now();
+    let periodStart = systemClock.monotonic();
     const summarize = () => {
-      say(tally.take((Date.now() - periodStart) / 1000));
-      periodStart = Date.now();
+      say(tally.take((systemClock.monotonic() - periodStart) / 1000));
+      periodStart = systemClock.monotonic();
     };
     const summaries = summaryEvery > 0 ? setInterval(summarize, summaryEvery * 1000) : undefined;
 

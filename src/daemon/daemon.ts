@@ -10,6 +10,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { ApiClient } from "../api/index.js";
+import { systemClock, type Clock } from "../clock.js";
 import { Notifier, alertHook, createSinks, type NotifierObserver } from "../alerts/index.js";
 import {
   accountPlans,
@@ -73,7 +74,8 @@ export interface DaemonDependencies {
   readonly notifierObserver?: NotifierObserver;
   /** Hears the lease manager (lease metrics; Postgres state store only). */
   readonly leaseObserver?: LeaseObserver;
-  readonly now?: () => number;
+  /** The process's clocks (default the system's); tests step its wall clock. */
+  readonly clock?: Clock;
 }
 
 export interface Daemon {
@@ -136,7 +138,7 @@ function deliveryTimeMs(sinks: readonly ResolvedSink[]): number {
 export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const { backend } = deps;
   const log = deps.logger;
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const store: StateStore = backend.store;
   const notify = broadcast(deps.observers ?? [], (error) => {
     log.error(errorFields(error), "an observer failed");
@@ -176,7 +178,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     sinks: createSinks(sinks, config.alerts),
     projects: () => roster.owners(),
     logger: log,
-    now,
+    clock,
     ...(deps.notifierObserver === undefined ? {} : { observer: deps.notifierObserver }),
   });
   const leases =
@@ -258,12 +260,12 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   };
 
   const pollProject = async (projectId: string, signal: AbortSignal) => {
-    const started = performance.now();
-    const outcome = await roster.step(projectId, now(), signal);
+    const started = clock.monotonic();
+    const outcome = await roster.step(projectId, clock.wall(), signal);
     if (outcome === undefined) return { requests: 0, open: false };
     const effects = stepEffects(outcome, {
       projectId,
-      durationSeconds: (performance.now() - started) / 1000,
+      durationSeconds: (clock.monotonic() - started) / 1000,
       aborted: signal.aborted,
       open: roster.sync(projectId)?.hasOpenOperations() ?? false,
       outboxLimit: config.alerts.outboxLimit,
@@ -295,7 +297,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         headroom: config.poll.headroom,
         requestsPerMinute: plan.requestsPerMinute,
         maxConcurrent: plan.concurrency,
-        now,
+        monotonic: () => clock.monotonic(),
       },
       {
         poll: pollProject,
@@ -317,13 +319,13 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
    */
   const publish = () => {
     const graceMs = live.discoveryGrace * 1000;
-    const lingering = departures.lingering(now(), graceMs);
+    const lingering = departures.lingering(clock.monotonic(), graceMs);
     notify.projectsChanged([...roster.ids(), ...lingering]);
     if (departuresTimer !== undefined) clearTimeout(departuresTimer);
     departuresTimer = undefined;
     const next = departures.nextExpiryMs(graceMs);
     if (next !== undefined) {
-      departuresTimer = setTimeout(publish, Math.max(0, next - now()) + 10);
+      departuresTimer = setTimeout(publish, Math.max(0, next - clock.monotonic()) + 10);
       departuresTimer.unref();
     }
   };
@@ -391,7 +393,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     if (departing) {
       departures.departed(
         roster.ids().filter((id) => !assigned.owners.has(id)),
-        now(),
+        clock.monotonic(),
       );
     }
     departures.returned(assigned.owners.keys());

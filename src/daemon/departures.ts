@@ -6,7 +6,7 @@
  * caller says when and what.
  */
 export class Departures {
-  /** Each departed project and when it departed (epoch ms). */
+  /** Each departed project and when it departed (monotonic ms). */
   readonly #since = new Map<string, number>();
 
   /** `ids` departed at `nowMs` (one already departed keeps its first time). */
@@ -29,7 +29,7 @@ export class Departures {
     return out;
   }
 
-  /** When the next grace ends (epoch ms), if any project lingers. */
+  /** When the next grace ends (monotonic ms), if any project lingers. */
   nextExpiryMs(graceMs: number): number | undefined {
     let next: number | undefined;
     for (const since of this.#since.values()) next = Math.min(next ?? Infinity, since + graceMs);

@@ -4,6 +4,7 @@
  * store shared with other replicas through leases).
  */
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
+import type { Clock } from "../clock.js";
 import type { Config, ResolvedAccount } from "../config/index.js";
 import type { StoreBackend } from "../daemon/index.js";
 import { defaultReplicaId } from "../leases/index.js";
@@ -15,6 +16,7 @@ export function apiClientFor(
   account: ResolvedAccount,
   api: Config["api"],
   events?: ApiClientEvents,
+  clock?: Clock,
 ): ApiClient {
   // `api.timeout` bounds the whole exchange; the silences within it cannot be longer.
   const timeoutMs = api.timeout * 1000;
@@ -30,6 +32,7 @@ export function apiClientFor(
       maxConcurrency: account.concurrency,
     },
     ...(events === undefined ? {} : { events }),
+    ...(clock === undefined ? {} : { clock }),
   });
 }
 

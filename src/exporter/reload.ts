@@ -5,6 +5,7 @@
  */
 import { ConfigError, type Settings } from "../config/index.js";
 import type { Logger } from "../logger.js";
+import { systemClock } from "../clock.js";
 
 export type ReloadOutcome =
   | { readonly ok: true; readonly restartNeeded: readonly string[] }
@@ -36,7 +37,7 @@ export interface Reloader {
 
 export function createReloader(options: ReloaderOptions): Reloader {
   const { logger } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.wall;
   const loads: ConfigLoads = { lastReloadSuccessful: true, lastSuccessMs: now() };
   let queue: Promise<unknown> = Promise.resolve();
 

@@ -14,6 +14,7 @@ import {
   type Settings,
   type WebSecurity,
 } from "../config/index.js";
+import { systemClock, type Clock } from "../clock.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
@@ -49,6 +50,8 @@ export interface ExporterOptions {
   readonly web?: WebSecurity | undefined;
   /** More observers of the daemon (the demo's summary). */
   readonly observers?: readonly DaemonObserver[];
+  /** The process's clocks (default the system's); tests step its wall clock. */
+  readonly clock?: Clock;
 }
 
 /** Starts the exporter for a validated configuration (`run`, the demo and tests). */
@@ -61,6 +64,7 @@ export async function startExporter(
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
   const accounts = opts.accounts ?? resolveAccounts(config, opts.env ?? process.env);
   const apiKeys = accounts.map((a) => a.key);
+  const clock = opts.clock ?? systemClock;
   const web =
     "web" in opts || config.web.configFile === undefined
       ? opts.web
@@ -71,6 +75,7 @@ export async function startExporter(
   let current = config;
   const reloader = createReloader({
     logger,
+    now: () => clock.wall(),
     apply: async (next) => {
       const { daemon, server } = up;
       if (daemon === undefined || server === undefined) throw new Error("not started yet");
@@ -88,7 +93,7 @@ export async function startExporter(
     after: () => metrics.refresh(),
   });
   /** What is known of each project, shown alike by the metrics and the status page. */
-  const projects = new ProjectViews();
+  const projects = new ProjectViews({ now: () => clock.wall() });
   // The metrics render before the daemon exists (their first rendering is built at once).
   const metrics = createExporterMetrics({
     projects,
@@ -117,12 +122,13 @@ export async function startExporter(
     silences: config.silences,
     notReadyReason: () => ready.reason(),
     secrets: statusPageSecrets(apiKeys, sinks),
+    now: () => clock.wall(),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
   });
   const daemon = createDaemon(config, {
     clients: accounts.map((account) => ({
       name: account.name,
-      client: apiClientFor(account, config.api, metrics.apiEvents),
+      client: apiClientFor(account, config.api, metrics.apiEvents, clock),
     })),
     backend: await storeBackendFrom(config, logger),
     logger,
@@ -130,6 +136,7 @@ export async function startExporter(
     sinks,
     notifierObserver: metrics.notifierObserver,
     leaseObserver: metrics.leaseObserver,
+    clock,
   });
   up.daemon = daemon;
   // Listening comes first, before anything is polled: an address that cannot be had stops the

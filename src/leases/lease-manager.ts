@@ -45,6 +45,7 @@ import {
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
 import { planLeases, type PlannedReleaseReason } from "./lease-plan.js";
+import { systemClock } from "../clock.js";
 
 /** A project this replica holds, with the fencing token of its claim. */
 export interface Lease {
@@ -130,7 +131,7 @@ export class LeaseManager {
     this.leaseMs = options.leaseMs;
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(options.leaseMs / 3));
     this.#log = options.logger;
-    this.#mono = options.monotonic ?? (() => performance.now());
+    this.#mono = options.monotonic ?? (() => systemClock.monotonic());
   }
 
   /** The projects held now (not those being given up). */
@@ -280,7 +281,7 @@ export class LeaseManager {
     try {
       await this.#options.prepare?.();
       await this.#beat(started, releases);
-      this.#lastHeartbeatMs = Date.now();
+      this.#lastHeartbeatMs = systemClock.wall();
       if (this.#failing) {
         this.#failing = false;
         this.#log.info({ replica: this.replicaId }, "lease heartbeat recovered");

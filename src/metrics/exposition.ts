@@ -10,6 +10,7 @@
  * rendering is written into its buffer rather than into new memory.
  */
 import { gzipBody, gzipBodyNow } from "./compressed-body.js";
+import { systemClock } from "../clock.js";
 
 /** One rendering of every metric: its body, the same body compressed, and its content type. */
 export interface Rendering {
@@ -162,7 +163,7 @@ export class CachedExposition implements Exposition {
   }
 
   async #rebuild(): Promise<void> {
-    const started = performance.now();
+    const started = systemClock.monotonic();
     // On any failure the previous rendering stays: stale numbers beat no numbers, and the
     // error is reported.
     let body: Buffer | undefined;
@@ -184,7 +185,7 @@ export class CachedExposition implements Exposition {
         this.#onError(error);
       }
     }
-    this.#lastRebuildMs = performance.now() - started;
+    this.#lastRebuildMs = systemClock.monotonic() - started;
     // The refresh counts from the latest rebuild, whatever caused it: none is done twice.
     clearTimeout(this.#refreshing);
     if (!this.#closed) {

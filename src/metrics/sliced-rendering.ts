@@ -6,6 +6,7 @@
  */
 import type { Registry } from "prom-client";
 import { PAUSE, type Pause } from "./projected-family.js";
+import { systemClock } from "../clock.js";
 
 /**
  * Longest stretch (ms) a sliced rendering works before it lets the event loop run: a scrape
@@ -63,7 +64,7 @@ export function slicedRendering(
     // once, straight into the body: no pieces to gather and copy once it is done.
     const body = new BodyBuffer(bodies, lastBytes);
     let pending: string[] = [];
-    let sliceStarted = performance.now();
+    let sliceStarted = systemClock.monotonic();
     let pieces = 0;
     const write = (): void => {
       if (pending.length === 0) return;
@@ -71,10 +72,10 @@ export function slicedRendering(
       pending = [];
     };
     const breathe = async (): Promise<void> => {
-      if (performance.now() - sliceStarted < sliceMs) return;
+      if (systemClock.monotonic() - sliceStarted < sliceMs) return;
       write();
       await nextTurn();
-      sliceStarted = performance.now();
+      sliceStarted = systemClock.monotonic();
     };
     // prom-client joins a family's lines with "\n", the families with "\n\n", and ends with
     // "\n": every line here ends with its new line, an empty line separates two families, and
@@ -133,7 +134,7 @@ const HEADROOM = 65_536;
 /**
  * The buffers bodies are written into: each one allocated here, and one of them, no longer
  * read, kept for the next body. Writing into new memory costs a page fault per 4 KiB, which on
- * a virtual machine took longer than writing the body itself (about 4 ms per MiB).
+ * a virtual machine takes longer than writing the body itself.
  */
 class BodyBuffers {
   /** Every buffer allocated here (a body is a view of the first bytes of one). */

@@ -1,18 +1,23 @@
 /**
- * The scheduler: a node-cron tick once a second dispatches every project whose poll (or
+ * The scheduler: a tick once a second dispatches every project whose poll (or
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
  * flight; a job that ends makes room for the next one due at once, not at the next tick. Each
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. When the request budget cannot sustain every project at its interval, all
  * intervals stretch by the same factor (see `budget.ts`).
  *
+ * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
+ * direction and of any size, changes nothing in when projects are polled.
+ *
  * A project whose last job timed out (a server that drips its answers, or never finishes them)
  * is slow: slow projects together run at most `slowShare(maxConcurrent)` jobs at once, so that
  * however many there are, the other projects keep most of the slots.
  */
 import { setMaxListeners } from "node:events";
-import cron, { type ScheduledTask } from "node-cron";
 import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
+
+/** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
+const TICK_MS = 1000;
 
 /** How a job went, as far as the schedule cares. */
 export interface JobOutcome {
@@ -45,7 +50,8 @@ export interface SchedulerOptions {
   readonly requestsPerMinute: number;
   /** Jobs in flight at once, across projects. */
   readonly maxConcurrent: number;
-  readonly now?: () => number;
+  /** Monotonic time in ms (the process's `Clock.monotonic`). */
+  readonly monotonic: () => number;
   readonly random?: () => number;
 }
 
@@ -66,7 +72,7 @@ export class Scheduler {
   /** Jobs in flight of projects that were slow when their job started. */
   private slowInFlight = 0;
   private readonly abort = new AbortController();
-  private task: ScheduledTask | undefined;
+  private tickTimer: NodeJS.Timeout | undefined;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
   private readonly now: () => number;
   private readonly random: () => number;
@@ -75,7 +81,7 @@ export class Scheduler {
     private readonly options: SchedulerOptions,
     private readonly jobs: SchedulerJobs,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.monotonic;
     this.random = options.random ?? Math.random;
     // Every job in flight, and every API call of a job waiting for its turn or a retry,
     // listens to this one signal; their number is bounded by the jobs, not by a constant.
@@ -119,18 +125,11 @@ export class Scheduler {
     this.replan();
   }
 
-  /** Starts the once-a-second tick. */
+  /** Starts the once-a-second tick (Node's timers run on the monotonic clock). */
   start(): void {
-    this.task = cron.schedule(
-      "* * * * * *",
-      () => {
-        this.tick();
-      },
-      {
-        name: "pgcp-scheduler",
-        noOverlap: true,
-      },
-    );
+    this.tickTimer ??= setInterval(() => {
+      this.tick();
+    }, TICK_MS);
   }
 
   /**
@@ -172,7 +171,7 @@ export class Scheduler {
    * then waits for them to settle.
    */
   async stop(): Promise<void> {
-    await this.task?.destroy();
+    clearInterval(this.tickTimer);
     this.abort.abort(new Error("the scheduler is stopping"));
     await this.drain();
   }
@@ -218,7 +217,7 @@ export class Scheduler {
     void job.finally(() => {
       this.inFlight.delete(job);
       // Only while the tick runs: before `start` (tests, `--once`) jobs run when asked.
-      if (this.task !== undefined) this.dispatch();
+      if (this.tickTimer !== undefined) this.dispatch();
     });
   }
 

@@ -20,7 +20,7 @@ import {
 } from "./options.js";
 import { randomSeed, SeededRandom } from "./random.js";
 import { Scheduler } from "./scheduler.js";
-import { dateToMicros, microsToDate } from "./time.js";
+import { US_PER_MS, dateToMicros, microsToDate } from "./time.js";
 import { TrafficGenerator } from "./traffic/generator.js";
 import { resolveTrafficOptions } from "./traffic/options.js";
 
@@ -161,6 +161,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     api: apiRouter(plane),
     sim: simRouter({ plane, clock, settle, faults, stats }),
     settle,
+    nowMs: () => clock.targetUs() / US_PER_MS,
     rateLimiter: rateLimit === false ? undefined : new RateLimiter(rateLimit),
     faults,
     stats,

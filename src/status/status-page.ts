@@ -11,6 +11,7 @@ import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
 import { statusView, type StatusSource, type StatusView, type StatusViewOptions } from "./view.js";
+import { systemClock } from "../clock.js";
 
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
 export interface StatusPageOptions extends Pick<
@@ -51,7 +52,7 @@ export interface StatusPage {
 }
 
 export function createStatusPage(options: StatusPageOptions): StatusPage {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.wall;
   const tracker = new StatusTracker({
     now,
     ...(options.limits?.failuresKept === undefined

@@ -6,6 +6,7 @@
 import type { ProjectState } from "../store/index.js";
 import type { DaemonObserver, PollResult } from "../sync/index.js";
 import { STATUS_LIMITS, type FailureView, type SilencedView } from "./view.js";
+import { systemClock } from "../clock.js";
 
 /** What the tracker remembers about one project. */
 export interface TrackedProject {
@@ -27,7 +28,7 @@ export class StatusTracker implements DaemonObserver {
   #silenced: SilencedView[] = [];
 
   constructor(options: { now?: () => number; failuresKept?: number; silencedKept?: number } = {}) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemClock.wall;
     this.#failuresKept = options.failuresKept ?? STATUS_LIMITS.failuresKept;
     this.#silencedKept = options.silencedKept ?? STATUS_LIMITS.silencedKept;
   }

@@ -21,6 +21,7 @@ import { isEndStatus } from "../contract/index.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
 import type { ProjectView } from "../sync/index.js";
 import type { StatusTracker, TrackedProject } from "./tracker.js";
+import { systemClock } from "../clock.js";
 
 /** The bounds that keep the page (and the tracker's memory) small at any number of projects. */
 export interface StatusLimits {
@@ -332,7 +333,7 @@ export interface StatusViewOptions {
 /** Builds the page's view: one pass over the watched projects, capped lists. */
 export function statusView(options: StatusViewOptions): StatusView {
   const limits: StatusLimits = { ...STATUS_LIMITS, ...options.limits };
-  const now = (options.now ?? Date.now)();
+  const now = (options.now ?? systemClock.wall)();
   const redact = options.redact ?? ((text: string) => text);
   const clean = (text: string): string => truncate(stripControls(redact(text)), limits.textChars);
   const { source, tracker } = options;

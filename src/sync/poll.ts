@@ -2,12 +2,12 @@
  * One poll of one project: walk the operations log from the newest record down to the committed
  * watermark, follow the open operations that the walk did not reach, and return the next state
  * to commit with the transitions found. Nothing is written here: the caller commits the result
- * in one step, or discards it whole when any request fails (invariant 2).
+ * in one step, or discards it whole when any request fails (invariant 2, docs/design.md).
  *
  * A walk reads at most `maxPagesPerPoll` pages. When the gap to the watermark is longer (a
  * catch-up after downtime), what was walked is committed as a segment with a resume cursor and
  * the next polls continue downward from there; the watermark moves only once the gap is closed
- * (invariant 4). Records newer than the segment wait until then.
+ * (invariant 4, docs/design.md). Records newer than the segment wait until then.
  */
 import type { Operation, OperationsPage } from "../contract/index.js";
 import {
@@ -52,6 +52,8 @@ export interface OperationsSource {
     operationId: string,
     options?: { signal?: AbortSignal },
   ): Promise<Operation>;
+  /** The API's own time now (epoch ms), from its answers; undefined when it never said. */
+  serverNow?(): number | undefined;
 }
 
 export interface PollOptions extends TrackerOptions {
@@ -147,6 +149,14 @@ type Followed = TrackedOperation & { readonly cursor?: string | undefined };
 /** Handler for each record read; `fresh` when the walk found it new (see `walkLog`). */
 type RecordVisitor = (record: Operation, pageCursor: string | undefined, fresh: boolean) => void;
 
+/**
+ * `nowMs` is our wall clock: when the state was committed and the alerts raised, and what
+ * silences are read against. What is compared with the API's timestamps (how long an operation
+ * has been open, how long a failed one is watched, the future tolerance, a first start's
+ * lookback and backfill) is measured on the API's own clock, read from the first answer of the
+ * poll (`serverNow`), so that skew between the two clocks, or a step of ours, changes nothing.
+ * An API that never sends a `Date` is measured against our wall clock.
+ */
 export async function poll(
   source: OperationsSource,
   projectId: string,
@@ -171,10 +181,21 @@ export async function poll(
     return source.listOperations(projectId, query, signal === undefined ? {} : { signal });
   };
 
+  // The walk's first page is read before anything is decided: its answer tells the API's time.
+  const segment = previous?.segment ?? null;
+  const firstLimit =
+    segment?.resumeCursor === undefined ? options.firstPageLimit : options.pageLimit;
+  let firstPage: OperationsPage | undefined = await list(firstLimit, segment?.resumeCursor);
+  const apiNowMs = source.serverNow?.() ?? nowMs;
+  const walkList = (limit: number, cursor: string | undefined): Promise<OperationsPage> => {
+    const page = firstPage;
+    firstPage = undefined;
+    return page === undefined ? list(limit, cursor) : Promise.resolve(page);
+  };
+
   // What the walk counts, and against which floor.
   const baselineOnly = firstStart && options.backfillSeconds <= 0;
-  const segment = previous?.segment ?? null;
-  const nowSecond = Math.floor(nowMs / 1000);
+  const nowSecond = Math.floor(apiNowMs / 1000);
   // A backfill (a first start's, or the catch-up it opened): records created from
   // `countFromSecond` on are history to count (no alerts); older ones are only followed when
   // open, as on a first start without backfill.
@@ -203,7 +224,7 @@ export async function poll(
     if (fresh && (baselineOnly || (history && secondOf(record) < backfill.countFromSecond))) {
       next = baseline(record, options);
     } else {
-      const observation = observe(before, record, nowMs, options);
+      const observation = observe(before, record, apiNowMs, options);
       transitions.push(...observation.transitions);
       if (!history) alertable.push(...observation.transitions);
       next = observation.next;
@@ -221,7 +242,7 @@ export async function poll(
   const newlyMisdated = new Map<string, number>();
   const top = new TopCollector();
   const walked = await walkLog({
-    list,
+    list: walkList,
     floor,
     known: new Set(misdated.keys()),
     startCursor: segment?.resumeCursor,
@@ -291,12 +312,12 @@ export async function poll(
 
   for (const [id, t] of tracked) {
     // A failed operation watched long enough for a retry is let go, after this last read.
-    if (watchExpired(t, nowMs)) {
+    if (watchExpired(t, apiNowMs)) {
       tracked.delete(id);
       continue;
     }
     if (seen.has(id)) continue;
-    const aged = age(t, nowMs, options);
+    const aged = age(t, apiNowMs, options);
     transitions.push(...aged.transitions);
     alertable.push(...aged.transitions);
     if (aged.next !== undefined) tracked.set(id, { ...aged.next, cursor: t.cursor });

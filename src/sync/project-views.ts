@@ -13,6 +13,7 @@ import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError, StateFileProblem } from "../store/index.js";
 import type { DaemonObserver } from "./observer.js";
 import type { PollResult } from "./poll.js";
+import { systemClock } from "../clock.js";
 
 /** A run of failed polls (or commits), from the first. */
 export interface FailingPolls {
@@ -55,7 +56,7 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
   readonly #now: () => number;
 
   constructor(options: { readonly now?: () => number } = {}) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemClock.wall;
   }
 
   /** Every project with a view, watched or about to be. */

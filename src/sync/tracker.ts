@@ -1,7 +1,8 @@
 /**
  * The tracker: a pure function from (what was committed about an operation, a fresh record of
  * it, the time) to (what to remember now, the transitions in between). It holds the accounting
- * rules of invariant 1 (every arrival at an end status counted once) and does no I/O.
+ * rules of invariant 1 in docs/design.md (every arrival at an end status counted once) and does
+ * no I/O.
  */
 import { isEndStatus, type EndStatus, type Operation } from "../contract/index.js";
 import type { OperationSnapshot, Transition } from "./transitions.js";
@@ -15,7 +16,7 @@ export interface TrackedOperation extends OperationSnapshot {
   readonly stuckStatus?: string | undefined;
   /** It has failed at least once (a later finish is a recovery). */
   readonly failed: boolean;
-  /** For a `failed` operation: stop watching for a retry after this time (epoch ms). */
+  /** For a `failed` operation: stop watching for a retry after this time (the API's clock, epoch ms). */
   readonly watchUntilMs: number | undefined;
 }
 

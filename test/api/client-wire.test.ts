@@ -156,20 +156,22 @@ describe("answers", () => {
     }
   });
 
-  it("an HTTP-date Retry-After is honoured (capped)", async () => {
-    const clock = new SkippingClock(Date.UTC(2025, 0, 1, 0, 0, 0));
+  it("an HTTP-date Retry-After is honoured (capped), measured against the answer's Date", async () => {
+    // Our clock is five hours ahead of the server's: only the server's own Date counts.
+    const clock = new SkippingClock(Date.UTC(2025, 0, 1, 5, 0, 0));
+    const date = "Wed, 01 Jan 2025 00:00:00 GMT";
     const { events, log } = recordingEvents();
     const api = newClient({ clock, events, retry: { maxRetryAfterMs: 20_000 } });
     try {
       answers.push({
         status: 503,
         body: { code: "", message: "maintenance" },
-        headers: { "retry-after": "Wed, 01 Jan 2025 00:00:12 GMT" },
+        headers: { "retry-after": "Wed, 01 Jan 2025 00:00:12 GMT", date },
       });
       answers.push({
         status: 429,
         body: { code: "", message: "slow down" },
-        headers: { "retry-after": "Wed, 01 Jan 2025 01:00:00 GMT" },
+        headers: { "retry-after": "Wed, 01 Jan 2025 01:00:00 GMT", date },
       });
       await api.listEndpoints("p-1");
       expect(log.retries.map((r) => [r.reason, r.delayMs, r.delaySource])).toEqual([

@@ -18,7 +18,7 @@ const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
  * import the parts of every earlier line, never those of its own line or a later one.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ["logger.ts", "version.ts"],
+  ["clock.ts", "logger.ts", "version.ts"],
   ["contract"],
   ["store"],
   ["config"],

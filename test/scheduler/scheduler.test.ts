@@ -32,6 +32,7 @@ const options = {
   headroom: 0.9,
   requestsPerMinute: 1e6,
   maxConcurrent: 2,
+  monotonic: () => performance.now(),
 };
 
 let scheduler: Scheduler | undefined;

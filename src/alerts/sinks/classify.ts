@@ -26,6 +26,7 @@
  * (1) With PagerDuty's `message` and `errors` in the detail and as the dead letter's reason.
  */
 import { parseRetryAfter } from "../../api/retry-after.js";
+import { parseHttpDate } from "../../api/server-clock.js";
 import type { SendResult } from "../alert.js";
 import { truncatePlain } from "./mrkdwn.js";
 
@@ -227,7 +228,10 @@ function slackErrorWord(text: string): string | undefined {
 }
 
 function retryAfter(headers: ReplyHeaders, options: ClassifyOptions): number | undefined {
-  const ms = parseRetryAfter(headers["retry-after"], options.nowMs);
+  // An HTTP-date is read against the reply's own Date where it has one: our clock's skew
+  // does not count.
+  const reference = parseHttpDate(headers.date) ?? options.nowMs;
+  const ms = parseRetryAfter(headers["retry-after"], reference);
   if (ms === undefined) return undefined;
   return Math.min(ms, options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
 }

@@ -4,6 +4,7 @@
  */
 
 import type { Dispatcher } from "undici";
+import { systemClock } from "../../clock.js";
 
 /** What every sink's options have. */
 export interface CommonSinkOptions {
@@ -42,7 +43,7 @@ export function checkCommonOptions(
   const { name } = options;
   checkName(name);
   const timeoutMs = checkPositiveInteger(name, "timeoutMs", options.timeoutMs);
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.wall;
   return {
     name,
     maxBatch: checkPositiveInteger(name, "maxBatch", options.maxBatch ?? defaultMaxBatch),

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { systemClock } from "../../clock.js";
 
 const nextSlotMs = new Map<string, number>();
 
@@ -22,7 +23,7 @@ export async function waitForSlot(
   intervalMs: number,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const now = performance.now();
+  const now = systemClock.monotonic();
   const slot = Math.max(now, nextSlotMs.get(key) ?? now);
   nextSlotMs.set(key, slot + intervalMs);
   const waitMs = slot - now;

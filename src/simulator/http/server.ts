@@ -32,6 +32,8 @@ export interface ServerParts {
   readonly sim: Router<Handler>;
   /** Applies every simulated event due now; called before any request is served. */
   settle(): void;
+  /** The simulated time now (epoch ms): every answer's `Date` header, as a real server's clock. */
+  nowMs(): number;
   /** Undefined when rate limiting is off. */
   readonly rateLimiter: RateLimiter | undefined;
   readonly faults: FaultRegistry;
@@ -72,6 +74,7 @@ async function handle(
       ? clientId
       : parts.newRequestId();
   res.setHeader("X-Request-ID", requestId);
+  res.setHeader("Date", new Date(parts.nowMs()).toUTCString());
   const url = new URL(req.url ?? "/", "http://simulator");
   const method = req.method ?? "GET";
   const path = url.pathname;

@@ -162,8 +162,7 @@ describe("an alertmanager sink", () => {
     const [sink] = sinkSettings().sinks as Record<string, unknown>[];
     const exporter = await startExporter([
       {
-        // apply_storage_config is stuck at once: the simulated clock lags the wall clock while
-        // no test has advanced it (this test comes first).
+        // apply_storage_config is stuck once it has been open for a second by the API's clock.
         stuck: { ...NEVER_STUCK, actions: { ...NEVER_STUCK.actions, apply_storage_config: 1 } },
         // The team takes stuck operations here; failures go elsewhere.
         sinks: [{ ...sink, drop: [{ kinds: ["operation_failed"] }] }],
@@ -177,13 +176,14 @@ describe("an alertmanager sink", () => {
         { status: "running", after_seconds: 4 },
         { status: "finished", after_seconds: 6 },
       ]);
+      await sim.sim.advance(1.5);
       for (const peer of peers) {
         const stuck = await waitFor("the stuck alert in Alertmanager", async () =>
           alertOf(await peer.alerts(), op.id),
         );
         expect(stuck.labels.alertname).toBe("PgcpOperationStuck");
       }
-      // It fails (not sent here), is retried, and finishes.
+      // It fails (not sent here), is retried, and finishes (at 2, 4 and 6 s).
       for (let step = 0; step < 3; step++) {
         await sim.sim.advance(2);
         await waitForCommits(exporter, project.projectId, 2);

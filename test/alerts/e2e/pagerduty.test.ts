@@ -267,7 +267,7 @@ describe("the PagerDuty sink, when an operation finishes after several alerts", 
   pagerDutySuite(
     "pgcp-pagerduty-resolve-e2e-",
     {
-      // apply_storage_config is stuck at once (the simulated clock lags the wall clock).
+      // apply_storage_config is stuck once it has been open for a second by the API's clock.
       stuck: { default: 86_400, actions: { start_compute: 86_400, apply_storage_config: 1 } },
       alerts: { retrying: true },
     },
@@ -307,6 +307,7 @@ describe("the PagerDuty sink, when an operation finishes after several alerts", 
         { status: "finished", after_seconds: 10 },
       ],
     });
+    await sim.sim.advance(1.5);
     await opened(op.id, 1);
     // Each step is seen before the next: failed, retried, failed again, retried.
     for (let step = 2; step <= 5; step++) {

@@ -1,4 +1,4 @@
-import { abortReason } from "../../../src/api/clock.js";
+import { abortReason } from "../../../src/clock.js";
 import type { Clock } from "../../../src/api/index.js";
 
 interface Timer {
@@ -21,6 +21,15 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.#now;
+  }
+
+  /** Wall and monotonic time move together here: the test steps neither on its own. */
+  wall(): number {
+    return this.#now;
+  }
+
+  monotonic(): number {
     return this.#now;
   }
 
@@ -77,6 +86,15 @@ export class SkippingClock implements Clock {
   }
 
   now(): number {
+    return this.#now;
+  }
+
+  /** Wall and monotonic time move together here: the test steps neither on its own. */
+  wall(): number {
+    return this.#now;
+  }
+
+  monotonic(): number {
     return this.#now;
   }
 
