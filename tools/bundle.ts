@@ -4,10 +4,10 @@
  * same way, so that what they measure is what ships.
  *
  * One file per entry point and per dynamic import instead of some 500 modules: V8 then keeps
- * less source text, fewer module records and less code. A process loading the daemon's modules
- * holds 64 MiB instead of 80 on Node 20 (docs/performance.md, item 26). Whitespace and comments
- * go, and local names are shortened; functions and classes keep theirs (stack traces name
- * them), and a source map beside each file maps positions back to `src/`
+ * less source text, fewer module records and less code, so the daemon's process holds less
+ * memory (docs/performance.md#memory). Whitespace and comments go, and local names are
+ * shortened; functions and classes keep theirs (stack traces name them), and a source map
+ * beside each file maps positions back to `src/`
  * (`node --enable-source-maps`). Non-ASCII characters are escaped and no comment is kept, so
  * that every file is ASCII: Node 24 keeps a file's text at two bytes per character as soon as
  * one character is not. The licences of the packages bundled, which their comments and their

@@ -2,9 +2,8 @@
  * Keeps Node's own copy of undici out of the bundle's processes. Node carries one for `fetch`
  * and loads it lazily, the first time anything reads one of the names it defines; the daemon
  * never calls it (its HTTP client is the undici package), yet reads in the bundle loaded it at
- * start: 4 MiB more resident at 10 projects on Node 20 and on Node 24 (docs/performance.md,
- * item 28). `test/architecture/dist-bundle.test.ts` checks that loading `dist/` loads it no
- * more.
+ * start, for resident memory it never used (docs/performance.md#memory).
+ * `test/architecture/dist-bundle.test.ts` checks that loading `dist/` loads it no more.
  */
 import { createRequire } from "node:module";
 import type { Plugin } from "rolldown";

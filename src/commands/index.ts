@@ -2,7 +2,7 @@
  * Command dispatch for the `pgcp-exporter` CLI. Each command is a module with a `run(argv)`
  * that returns an exit code, or undefined for a command that keeps running until a signal.
  * Only the module of the command given is loaded: the daemon does not hold the simulator's,
- * the demo's or `wait`'s code in its memory (about 7 MiB of its resident set).
+ * the demo's or `wait`'s code in its memory.
  */
 import type { Command } from "./command.js";
 import { versionLine } from "../version.js";

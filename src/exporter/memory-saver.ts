@@ -1,16 +1,13 @@
 /**
- * V8's memory saver mode while the daemon has time to spare (docs/performance.md, memory).
+ * V8's memory saver mode while the daemon has time to spare (docs/performance.md#memory).
  *
  * In memory saver mode (`--memory-saver-mode`, V8 13.6 and later: Node 24, the image's runtime)
  * V8 collects to save memory rather than time: each full collection compacts the heap and
- * shrinks the young generation, and the heap grows less before the next. Watching 1,000
- * projects, the daemon on Node 24 peaked at 115–116 MiB in it and at 128–131 without. But a
- * catch-up of 1,000 projects of 1,000 operations then took 2.1–2.2 times its baseline instead
- * of 1.6–1.7. So the daemon switches it by how busy its event loop is, as Chrome switches it by
- * the memory a machine has left: on while the loop has time to spare, off at once when a second
- * finds it busy (a catch-up, a start-up of thousands of projects), and on again after ten
- * quiet seconds in a row. V8 reads the mode at each collection, so a switch takes effect within
- * the next few.
+ * shrinks the young generation. That keeps an idle daemon small but makes a catch-up too slow,
+ * so the daemon switches it by how busy its event loop is, as Chrome switches it by the memory a
+ * machine has left: on while the loop has time to spare, off at once when a second finds it busy
+ * (a catch-up, a start-up of thousands of projects), and on again after ten quiet seconds in a
+ * row. V8 reads the mode at each collection, so a switch takes effect within the next few.
  *
  * `nextSaverState` is the decision, pure; `startMemorySaver` samples the event loop's
  * utilization once a second and sets the flag. Node 20 and 22 have no such mode: there it does
@@ -40,8 +37,8 @@ export interface SaverState {
 }
 
 /**
- * The daemon starts saving: a start-up of 1,000 projects kept the loop below 80%, and a longer
- * one (10,000 projects) turns the mode off within its first busy second.
+ * The daemon starts saving: a start-up of a thousand projects leaves the loop time to spare, and
+ * a longer one turns the mode off within its first busy second.
  */
 export const SAVER_START: SaverState = { saving: true, quiet: 0 };
 

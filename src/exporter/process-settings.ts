@@ -1,41 +1,28 @@
 /**
- * How the daemon's process is set up to keep its resident set small (docs/performance.md,
- * memory): the V8 flags the daemon sets for itself at its start, each unless node's own flags
- * already choose it (an operator's choice is kept), and what node must be started with, flags
- * and environment.
+ * How the daemon's process is set up to keep its resident set small: the V8 flags the daemon
+ * sets for itself at its start (each unless node's own flags already choose it: an operator's
+ * choice is kept), and the flags and environment node must be started with. What each does and
+ * what it saves: docs/performance.md#memory.
  *
- * - `--heap-growing-percent=50`: on a machine with a few GiB of memory, V8 lets a heap grow up
- *   to four times its live size before collecting; a daemon that keeps polling never goes idle
- *   for V8 to give the pages back, so at 10,000 projects the exporter held 245 MiB of heap for
- *   64 MiB in use. A fixed factor of 1.5 keeps it near what it uses, for more frequent
- *   collections of a small heap.
- * - `--liftoff-only`: the HTTP client parses responses with a WebAssembly build of llhttp,
- *   which V8 would compile a second time with its optimising compiler, in a burst that added
- *   35 MiB to the process's peak resident set on Node 20, and 23 MiB of compiler memory on
- *   Node 24. Code of its baseline compiler parses a response as fast: the parser does not scan
- *   a body whose length it knows.
+ * - `--heap-growing-percent=50`: a daemon that keeps polling is never idle for V8 to give heap
+ *   pages back, so V8's default lets its heap grow to several times what it holds.
+ * - `--liftoff-only`: compiles the HTTP client's WebAssembly parser once, with V8's baseline
+ *   compiler, rather than again with the optimising one in a burst of memory; parsing is as fast.
  *
- * V8 reads the growing factor at each full collection, so setting it once the process runs
- * takes effect. Node 20 and 22 also read `--liftoff-only` when the client first compiles the
- * parser, at its first request; Node 24 reads it only at its start, so it is also one of
- * `DAEMON_NODE_FLAGS`.
+ * V8 reads the growing factor at each full collection, so setting it here takes effect. Node 20
+ * and 22 read `--liftoff-only` when the parser is first compiled; Node 24 only at its start, so
+ * it is also one of `DAEMON_NODE_FLAGS`.
  */
 import { setFlagsFromString } from "node:v8";
 
 /**
- * Node flags the daemon is started with wherever the project starts it: the image's entrypoint,
- * the production smoke test and the benchmarks. They size the heap when it is created, which a
- * running process can no longer change.
+ * Node flags the daemon is started with wherever the project starts it (the image's entrypoint,
+ * the production smoke test, the benchmarks): node takes them only at its start.
  *
- * - `--max-semi-space-size=8`: V8 grows the young generation of a process that allocates as
- *   fast as a busy daemon to two semi-spaces of 16 MiB, 32 MiB that stay resident once
- *   touched. With two of 8 MiB the exporter watching 1,000 projects holds about 10 MiB less,
- *   and a scavenge copies at most half as much: the pauses of 13–15 ms that stalled the event
- *   loop during a rendering are gone. Smaller (4) saved 10 MiB more, but a catch-up of 1,000
- *   projects then cost a quarter more CPU: its pages outlived the young generation.
- * - `--liftoff-only` (above): Node 24, the image's runtime, takes it only here. Set by `run`
- *   once the process runs, it changes nothing there: the exporter watching 10 projects peaked
- *   at 109 MiB that way, and at 100 MiB started with it.
+ * - `--max-semi-space-size=8`: a smaller young generation than V8 gives a busy process, so less
+ *   stays resident and a scavenge is short enough not to stall a rendering. Smaller still would
+ *   make a catch-up of many projects dearer: its pages would outlive the young generation.
+ * - `--liftoff-only` (above): Node 24, the image's runtime, takes it only here.
  */
 export const DAEMON_NODE_FLAGS = ["--max-semi-space-size=8", "--liftoff-only"] as const;
 
@@ -43,16 +30,11 @@ export const DAEMON_NODE_FLAGS = ["--max-semi-space-size=8", "--liftoff-only"] a
  * Environment the daemon is started with wherever the project starts it (the image, the
  * production smoke test, the benchmarks): glibc's allocator reads it when the process starts.
  *
- * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates at once an arena of its own,
- *   up to eight per core, and memory freed in an arena stays with it. Node 24's V8 compiles
- *   and collects on more background threads than Node 20's, and the exporter watching 1,000
- *   projects peaked at 159–163 MiB on Node 24, and at 144–151 with two arenas, with a catch-up
- *   as fast.
- * - `MALLOC_MMAP_THRESHOLD_=131072`: glibc maps a block of 128 KiB or more on its own and
- *   unmaps it when it is freed, but raises that size to the largest such block freed so far,
- *   so that later ones (a `/metrics` body of a few MiB, a rendering's buffers) are carved from
- *   its heap and stay resident after they are freed. Fixed at 128 KiB, they are given back: at
- *   1,000 projects on Node 24, with the memory saver, a peak of 114–119 MiB against 117–121.
+ * - `MALLOC_ARENA_MAX=2`: glibc would give each thread allocating at once an arena of its own,
+ *   keeping what is freed in it; Node 24's V8 allocates on many background threads.
+ * - `MALLOC_MMAP_THRESHOLD_=131072`: blocks of 128 KiB and more (a `/metrics` body, a rendering's
+ *   buffers) are mapped on their own and given back when freed; by default glibc raises that size
+ *   to the largest block freed so far and keeps later ones resident in its heap.
  */
 export const DAEMON_ENVIRONMENT = {
   MALLOC_ARENA_MAX: "2",

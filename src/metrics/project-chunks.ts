@@ -4,7 +4,7 @@
  * changed in what the family reads, and copies the bytes of the others. At 1,000 projects, a
  * few dozen change between two renderings; writing every line again made each rendering
  * allocate several hundred thousand short-lived strings, whose collection stalled the event
- * loop (docs/performance.md).
+ * loop.
  */
 import type { PerProject } from "./projected-family.js";
 import type { ProjectView } from "../sync/index.js";
@@ -71,7 +71,7 @@ const EMPTY = Buffer.alloc(0);
  * `text` in a buffer of its own. `Buffer.from` takes a short text from a pool shared by every
  * small buffer of the process, in slabs of 8 KiB on Node 20 and of 64 KiB on Node 22 and
  * later, and a text kept for as long as its project's view does not change keeps its whole
- * slab: at 1,000 projects on Node 24, 5 MiB of slabs held a few hundred bytes each.
+ * slab, for a few hundred bytes of its own.
  */
 function ownBuffer(text: string): Buffer {
   const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));

@@ -12,7 +12,8 @@
  *      another one, even one made under no lease),
  *   3. upserts the operations the commit counts into the archive (`history: postgres`),
  * and writes all of it or nothing: the checkpoint, the counter totals, the outbox and the
- * archive rows always agree (invariant 2). A rejected commit throws `LeaseLostError`.
+ * archive rows always agree (invariant 2, docs/design.md). A rejected commit throws
+ * `LeaseLostError`.
  *
  * The lease row's lock is held only for the commit's few statements. A process paused in the
  * middle of a commit cannot hold it for long: the server ends a transaction that stays idle
@@ -24,6 +25,7 @@ import pg from "pg";
 import type { ClientBase, Pool, PoolClient } from "pg";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { displayUrl } from "./display-url.js";
+import { describe } from "./fs-primitives.js";
 import { archiveRows, upsertOperations } from "./operations-archive.js";
 import type { CommitDetails } from "./commit-details.js";
 import { LeaseLostError, type CommitFence } from "./fencing.js";
@@ -334,8 +336,3 @@ function isConnectionError(error: unknown): boolean {
   return true;
 }
 
-function describe(cause: unknown): string {
-  const code = (cause as { code?: unknown } | null)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return typeof code === "string" ? `${code}: ${message}` : message;
-}

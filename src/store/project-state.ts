@@ -1,7 +1,8 @@
 /**
  * The durable state of one project, as a store keeps it: the checkpoint (watermark and any
  * catch-up in progress), the operations still followed, the counter totals and the alert
- * outbox. One document is committed whole, so these always agree with each other (invariant 2).
+ * outbox. One document is committed whole, so these always agree with each other (invariant 2,
+ * docs/design.md).
  */
 import { z } from "zod";
 import { firingAlertSchema } from "./firing.js";
@@ -105,7 +106,8 @@ export type Totals = z.infer<typeof totalsSchema>;
 
 /**
  * An alert waiting in the outbox: committed with the checkpoint that passes its operation
- * (invariant 3), and removed once every sink it was routed to has acknowledged it.
+ * (invariant 3, docs/design.md), and removed once every sink it was routed to has acknowledged
+ * it.
  */
 export const outboxEntrySchema = z.object({
   alert: alertSchema,

@@ -1,10 +1,10 @@
 /**
  * The cursor walk: reads a project's operations log newest first, from the top (or a catch-up's
- * resume cursor) down to the committed floor, and checks its own answers as it goes (invariants
- * 8 and 9): every operation id is handed on at most once, no cursor is followed twice, each
- * cursor lies below the one before it, and a full page always carries one. An answer that breaks
- * a rule fails the walk with a `WalkError` (nothing of it is committed); a record out of order
- * does not end the walk, so that it cannot hide the records after it.
+ * resume cursor) down to the committed floor, and checks its own answers as it goes (invariants 8
+ * and 9, docs/design.md): every operation id is handed on at most once, no cursor is followed
+ * twice, each cursor lies below the one before it, and a full page always carries one. An answer
+ * that breaks a rule fails the walk with a `WalkError` (nothing of it is committed); a record out
+ * of order does not end the walk, so that it cannot hide the records after it.
  */
 import type { Operation, OperationsPage } from "../contract/index.js";
 import type { Position } from "../store/index.js";

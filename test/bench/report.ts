@@ -1,4 +1,4 @@
-/** The benchmark figures as the Markdown tables of `docs/performance.md`. */
+/** The benchmark figures as Markdown tables, whence `docs/performance.md` takes its figures. */
 import type { Results } from "./run.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
 import type { Stall, StallCauses } from "./workers/exporter-host.js";

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every scenario (or those named in BENCH_ONLY), writes the figures to a
- * JSON file (BENCH_OUT, default `test/bench/results.json`) and prints them as the Markdown
- * tables of `docs/performance.md`.
+ * JSON file (BENCH_OUT, default `test/bench/results.json`) and prints them as Markdown tables
+ * (`docs/performance.md` gives the latest figures).
  *
  *   BENCH_SCALE=0.1 npm run bench            # a quick look (about 6 minutes)
  *   BENCH_SCALE=10 npm run bench             # ten times the work (hours)

@@ -4,8 +4,8 @@
  * built with `kubectl kustomize` (Debian's `kubernetes-client` package: the tests fail under CI
  * when it is missing, and are skipped elsewhere), gives pods that meet the "restricted" Pod
  * Security Standard, the alert rules of config/prometheus/alerts.yml as a PrometheusRule, and a
- * ServiceMonitor that scrapes the Service under the job those rules expect. The README's
- * kustomization example builds on both folders as it says.
+ * ServiceMonitor that scrapes the Service under the job those rules expect. The kustomization
+ * example of docs/operations.md builds on both folders as it says.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -175,17 +175,17 @@ describe.each(OVERLAYS.map((o) => [o] as const))("kubectl kustomize %s", (folder
   });
 });
 
-/** The first `yaml` block of the README's "## Kubernetes" section. */
-function readmeKustomization(): {
+/** The first `yaml` block of the "## Kubernetes" section of docs/operations.md. */
+function documentedKustomization(): {
   resources: string[];
   images: { name: string; newName: string; newTag: string }[];
   patches: { target: { kind: string }; patch: string }[];
 } {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const section = /^## Kubernetes\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
+  const doc = readFileSync(path.join(ROOT, "docs/operations.md"), "utf8");
+  const section = /^## Kubernetes\n([\s\S]*?)^## /m.exec(doc)?.[1] ?? "";
   const block = /^```yaml\n([\s\S]*?)^```/m.exec(section)?.[1];
-  expect(block, "README's Kubernetes section has a yaml block").toBeDefined();
-  return parse(block!) as ReturnType<typeof readmeKustomization>;
+  expect(block, "docs/operations.md's Kubernetes section has a yaml block").toBeDefined();
+  return parse(block!) as ReturnType<typeof documentedKustomization>;
 }
 
 /** The kustomize that `kubectl` embeds, as its major version (undefined: older than v4). */
@@ -195,7 +195,7 @@ function kustomizeMajor(kubectl: string): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
-describe.each(OVERLAYS.map((o) => [o] as const))("the README's kustomization on %s", (folder) => {
+describe.each(OVERLAYS.map((o) => [o] as const))("the documented kustomization on %s", (folder) => {
   it("sets the image and adds the release label to the ServiceMonitor and PrometheusRule", async (ctx) => {
     const kubectl = requireKubectl((note) => ctx.skip(note));
     const major = kustomizeMajor(kubectl);
@@ -203,7 +203,7 @@ describe.each(OVERLAYS.map((o) => [o] as const))("the README's kustomization on 
       // kubectl before 1.21 embeds kustomize v2, which has no `patches:` with targets.
       ctx.skip(`${kubectl} embeds a kustomize older than v4: the example needs kubectl 1.21+`);
     }
-    const example = readmeKustomization();
+    const example = documentedKustomization();
     const overlay = await tempDir("pgcp-kustomize-");
     try {
       const resources = [path.relative(overlay, path.join(ROOT, folder))];

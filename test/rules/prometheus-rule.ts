@@ -33,7 +33,7 @@ const HEADER = [
   " The alert rules for the Prometheus Operator. kube-prometheus-stack's Prometheus loads only",
   " the PrometheusRules labelled `release: <its Helm release name>`, unless it is installed with",
   " prometheus.prometheusSpec.ruleSelectorNilUsesHelmValues=false: add that label with a",
-  " kustomization of your own (README, section Kubernetes).",
+  " kustomization of your own (docs/operations.md, section Kubernetes).",
 ].join("\n");
 
 /**
