@@ -5,6 +5,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // The tests that need a Postgres server run with `npm run test:pg` (vitest.pg.config.ts).
     exclude: [...configDefaults.exclude, "test/pg/**"],
+    // A temporary directory of the run's own, which must be empty at its end; each file's
+    // temporary directories are removed after its own hooks (test/support/temp-dir.ts).
+    globalSetup: ["test/support/global-setup.ts"],
+    setupFiles: ["test/support/setup-file.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

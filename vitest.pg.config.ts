@@ -9,7 +9,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/pg/**/*.test.ts"],
-    globalSetup: ["test/pg/global-setup.ts"],
+    // The run's own temporary directory first: its teardown, the check that nothing is left
+    // in it, runs last (see vitest.config.ts).
+    globalSetup: ["test/support/global-setup.ts", "test/pg/global-setup.ts"],
+    setupFiles: ["test/support/setup-file.ts"],
     testTimeout: 120_000,
     hookTimeout: 90_000,
     pool: "forks",

@@ -335,4 +335,3 @@ function isConnectionError(error: unknown): boolean {
   }
   return true;
 }
-

@@ -1,7 +1,7 @@
 /**
- * Every request is bounded in time and size (invariant 7): an answer that drips a byte at a
- * time is cut off at the deadline for the whole exchange, not only at a silence; an answer
- * larger than the cap fails without being read into memory. Neither is repeated within the
+ * Every request is bounded in time and size (invariant 7, docs/design.md): an answer that drips a
+ * byte at a time is cut off at the deadline for the whole exchange, not only at a silence; an
+ * answer larger than the cap fails without being read into memory. Neither is repeated within the
  * call. Against the simulator's `drip` and `oversized` faults, and for an answer without a
  * Content-Length, against a server of the test's own that streams until the client hangs up.
  */

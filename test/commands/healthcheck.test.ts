@@ -10,6 +10,7 @@ import bcrypt from "bcryptjs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestExporter, tempDir, type TestExporter } from "../daemon/support.js";
+import { tmpdirEnv } from "../support/run-cli.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 
 const HEALTHCHECK = fileURLToPath(new URL("../../dist/healthcheck.js", import.meta.url));
@@ -42,6 +43,7 @@ function check(listen: string | undefined, webConfigFile?: string): Promise<numb
       {
         env: {
           PATH: process.env.PATH ?? "",
+          ...tmpdirEnv(),
           ...(listen === undefined ? {} : { PGCP_LISTEN: listen }),
           ...(webConfigFile === undefined ? {} : { PGCP_WEB_CONFIG_FILE: webConfigFile }),
         },

@@ -1,10 +1,10 @@
 /**
- * Invariants 1 and 2 across `kill -9`: the real daemon (`node dist/cli.js run`) runs as a child
- * process against an in-process simulator with live traffic, and is killed with SIGKILL at
- * random moments, many times in a row: during start-up, in the middle of a walk, between the
- * temporary file and its rename, between the rename and the log line. A last run catches up
- * with the frozen simulator and is stopped with SIGTERM. The end-state arrivals persisted on
- * disk must then equal the simulator's ground truth exactly, project by project.
+ * Invariants 1 and 2 (docs/design.md) across `kill -9`: the real daemon (`node dist/cli.js run`)
+ * runs as a child process against an in-process simulator with live traffic, and is killed with
+ * SIGKILL at random moments, many times in a row: during start-up, in the middle of a walk, between
+ * the temporary file and its rename, between the rename and the log line. A last run catches up
+ * with the frozen simulator and is stopped with SIGTERM. The end-state arrivals persisted on disk
+ * must then equal the simulator's ground truth exactly, project by project.
  *
  * The seed of the kill moments and of the clock steps is printed; `CRASH_TEST_SEED=<n>` replays
  * them (the interleaving with the daemon's own timers is still up to the wall clock).
@@ -24,6 +24,7 @@ import {
   startTestSimulator,
   type TestSimulator,
 } from "../support/simulator.js";
+import { failureNotes } from "../support/failure-notes.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { sleep } from "../support/wait.js";
 import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
@@ -200,7 +201,8 @@ describe("crash safety of the daemon", () => {
     { timeout: 120_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(choices.replayLine("crash test"));
+      const note = failureNotes();
+      note(choices.replayLine("crash test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
 
       // Slow reads: a good share of the kills land while a walk is in flight.
@@ -328,7 +330,7 @@ describe("crash safety of the daemon", () => {
 
       const midPolls = reports.filter(midPoll);
       const withCommits = reports.filter((r) => r.commits > 0);
-      console.log(
+      note(
         [
           `kills: ${reports.length}; after a commit of the run: ${withCommits.length}; ` +
             `with a poll in flight: ${midPolls.length}; ` +

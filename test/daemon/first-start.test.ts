@@ -228,8 +228,8 @@ describe("first start, on the engine", () => {
   /*
    * With backfill, the first walk goes down to the lower of the window's start and
    * poll.firstStartLookback: records below the window are followed when open (counted from
-   * then on) but not counted as history (DESIGN.md 2.6: operations open at first start are
-   * tracked).
+   * then on) but not counted as history (invariant 6 in docs/design.md: operations open at
+   * first start are followed).
    */
   it("with a backfill window still follows an operation open at first start that was created before the window", async () => {
     const { projectId, sync, script } = await setup({ backfillSeconds: 300 });

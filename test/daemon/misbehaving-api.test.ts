@@ -1,8 +1,8 @@
 /**
- * The whole exporter in-process against a simulator that misbehaves for some projects (invariant
- * 7): answers that drip, answers too large to read, records that claim another project or carry
- * unbounded values. The misbehaving projects show as down, with the reason on the status page;
- * the others keep being polled and counted as if nothing happened.
+ * The whole exporter in-process against a simulator that misbehaves for some projects (invariant 7,
+ * docs/design.md): answers that drip, answers too large to read, records that claim another project
+ * or carry unbounded values. The misbehaving projects show as down, with the reason on the status
+ * page; the others keep being polled and counted as if nothing happened.
  */
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { DOCUMENTED_OPERATION_ACTIONS } from "../../src/contract/index.js";

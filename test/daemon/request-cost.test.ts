@@ -230,8 +230,8 @@ describe("request cost", () => {
   /*
    * Followed operations are re-read from where the walk stopped (or from their own page
    * cursor when that lies deeper), newest first, so reads never overlap: in THREE_UNDER_TWO an
-   * idle poll makes 1 list + 1 page, in EIGHT_UNDER_FIVE 1 + 3 (DESIGN.md 2.5: "whichever
-   * needs fewer requests").
+   * idle poll makes 1 list + 1 page, in EIGHT_UNDER_FIVE 1 + 3 (invariant 5 in
+   * docs/design.md: the fewer requests of re-reading pages or reading each).
    */
   it("open operations below the first page cost at most min(N, pages down to them) extra requests", async () => {
     for (const layout of [THREE_UNDER_TWO, EIGHT_UNDER_FIVE]) {

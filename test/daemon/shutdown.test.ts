@@ -54,7 +54,6 @@ async function cliUnderTest(): Promise<string> {
     return BUILT_CLI;
   }
   const out = await tempDir("pgcp-build-");
-  console.warn(`dist/cli.js is missing or older than src/: building src/ into ${out}`);
   // dist/version.js reads ../package.json; bare imports resolve through ../node_modules.
   await copyFile(path.join(ROOT, "package.json"), path.join(out, "package.json"));
   await symlink(path.join(ROOT, "node_modules"), path.join(out, "node_modules"), "dir");

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCK_FILE, type LockHolder } from "../../src/store/index.js";
 import { QUICK_POLL, writeDaemonConfig } from "../support/daemon-config.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
+import { failureNotes } from "../support/failure-notes.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { readStateFiles } from "../support/state-files.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
@@ -73,6 +74,7 @@ describe("one daemon per state directory", () => {
   let first: DaemonProcess;
 
   it("refuses a second daemon at once, naming the first's pid and host, and the first runs on", async () => {
+    const note = failureNotes();
     expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
     first = launch();
     await startedOrDead(first, "the first run");
@@ -113,7 +115,7 @@ describe("one daemon per state directory", () => {
     expect(messages).not.toContain("exporter started");
     expect(messages).not.toContain("poll committed");
     expect(messages.some((m) => m.startsWith("serving"))).toBe(false);
-    console.log(`the second run exited ${took} ms after its spawn: ${reason}`);
+    note(`the second run exited ${took} ms after its spawn: ${reason}`);
 
     // The first still holds the directory, and keeps polling, committing and serving.
     expect(await lockHolder()).toMatchObject({ pid: first.child.pid });
@@ -125,6 +127,7 @@ describe("one daemon per state directory", () => {
   });
 
   it("starts at once on the directory of a daemon killed with SIGKILL, and resumes", async () => {
+    const note = failureNotes();
     const killedPid = first.child.pid;
     expect((await first.stop("SIGKILL")).signal).toBe("SIGKILL");
     // The lock stays behind, naming the dead process.
@@ -148,7 +151,7 @@ describe("one daemon per state directory", () => {
       const now = await sequences();
       return [...committed].every(([id, sequence]) => (now.get(id) ?? 0) > sequence);
     });
-    console.log(`the run after the kill started ${took} ms after its spawn`);
+    note(`the run after the kill started ${took} ms after its spawn`);
 
     // A clean stop releases the directory.
     expect(await next.stop("SIGTERM")).toEqual({ code: 0, signal: null });

@@ -19,6 +19,7 @@ import {
   writeDaemonConfig,
 } from "../support/daemon-config.js";
 import { CLI, DaemonGroup, errorsLogged } from "../support/daemon-process.js";
+import { failureNotes } from "../support/failure-notes.js";
 import { keepClockMoving } from "../support/moving-clock.js";
 import { seededChoices } from "../support/random.js";
 import {
@@ -80,7 +81,8 @@ describePg("the operations archive across kills and restarts", () => {
     { timeout: 150_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(choices.replayLine("archive test"));
+      const note = failureNotes();
+      note(choices.replayLine("archive test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
       const projectIds = await sim.projectIds();
       expect(projectIds).toHaveLength(PROJECTS);
@@ -175,7 +177,7 @@ describePg("the operations archive across kills and restarts", () => {
       expect(errors, errors.join("\n")).toEqual([]);
       let arrivals = 0;
       for (const a of truth.values()) for (const n of Object.values(a)) arrivals += n;
-      console.log(
+      note(
         [
           `${arrivals} end-state arrivals, ${archive.ended} ended operations archived once each`,
           ...runs,

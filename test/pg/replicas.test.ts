@@ -40,6 +40,7 @@ import {
   writeDaemonConfig,
 } from "../support/daemon-config.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
+import { failureNotes } from "../support/failure-notes.js";
 import { seededChoices } from "../support/random.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
@@ -143,7 +144,8 @@ describePg("three replicas sharing one Postgres", () => {
     { timeout: 170_000 },
     async () => {
       expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
-      console.log(choices.replayLine("replicas test"));
+      const note = failureNotes();
+      note(choices.replayLine("replicas test"));
       const since = new Date(sim.simulator.now().getTime() - 1000).toISOString();
 
       // Projects for the scripted failures (no traffic of their own).
@@ -538,7 +540,7 @@ describePg("three replicas sharing one Postgres", () => {
 
       let arrivals = 0;
       for (const a of truth.values()) for (const n of Object.values(a)) arrivals += n;
-      console.log(
+      note(
         [
           `${arrivals} end-state arrivals over ${PROJECTS} projects, ${archive.ended} operations archived, ` +
             `${commits.length} commits, ${claims.length} claims`,

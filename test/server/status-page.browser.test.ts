@@ -6,8 +6,7 @@
  * must show the project, that failure, the pending alert, the dead letter, working links, and
  * none of the secrets (API key, webhook URLs and their tokens, the signing secret).
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { chromium, type Browser, type Page, type Response } from "playwright-core";
@@ -17,6 +16,7 @@ import { resolveConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/logger.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { removeDir, tempDir } from "../support/temp-dir.js";
 import { CHROMIUM_ARGS, requireChromium } from "./chromium.js";
 import { runsThen } from "../support/operation-steps.js";
 
@@ -64,8 +64,8 @@ describe("the status page in a headless browser", () => {
     const branchId = created.branches[0]!.id;
     await sim.sim.advance(10);
 
-    stateDir = await mkdtemp(path.join(tmpdir(), "pgcp-status-state-"));
-    shotsDir = await mkdtemp(path.join(tmpdir(), "pgcp-status-shots-"));
+    stateDir = await tempDir("pgcp-status-state-");
+    shotsDir = await tempDir("pgcp-status-shots-");
     const webhookUrl = `${receiver.url}${SECRETS.hookPath}?token=${SECRETS.hookToken}`;
     const archiveUrl = `${receiver.url}${SECRETS.archivePath}`;
     secretPieces = [
@@ -146,8 +146,8 @@ describe("the status page in a headless browser", () => {
     await exporter.stop();
     await receiver.close();
     await sim.close();
-    await rm(stateDir, { recursive: true, force: true });
-    await rm(shotsDir, { recursive: true, force: true });
+    await removeDir(stateDir);
+    await removeDir(shotsDir);
   });
 
   async function openStatusPage(

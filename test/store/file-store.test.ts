@@ -1,5 +1,5 @@
-import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { readFile, readdir, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,6 +13,7 @@ import {
 } from "../../src/store/index.js";
 import { emptyTotals } from "../../src/sync/index.js";
 import { neverPollingSync } from "../support/never-polling-sync.js";
+import { tempDir } from "../support/temp-dir.js";
 
 function state(projectId: string, sequence = 1): ProjectState {
   return {
@@ -31,7 +32,7 @@ function state(projectId: string, sequence = 1): ProjectState {
 }
 
 async function freshStore(): Promise<FileStateStore> {
-  const store = new FileStateStore(await mkdtemp(path.join(tmpdir(), "pgcp-store-")));
+  const store = new FileStateStore(await tempDir("pgcp-store-"));
   await store.open();
   return store;
 }
@@ -119,7 +120,7 @@ describe("file state store", () => {
   });
 
   it("reports a directory it cannot create or write to", async () => {
-    const base = await mkdtemp(path.join(tmpdir(), "pgcp-store-"));
+    const base = await tempDir("pgcp-store-");
     await writeFile(path.join(base, "file"), "");
     const store = new FileStateStore(path.join(base, "file", "state"));
     const error = await problemOf(store.open());

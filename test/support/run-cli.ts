@@ -1,6 +1,7 @@
 /**
- * Runs the built command once (`node dist/cli.js …`) with only PATH and the given environment,
- * and collects its exit status and output. `dist/cli.js` must be built (`npm test` builds it).
+ * Runs the built command once (`node dist/cli.js …`) with only PATH, TMPDIR (the test run's
+ * own, test/support/global-setup.ts) and the given environment, and collects its exit status
+ * and output. `dist/cli.js` must be built (`npm test` builds it).
  */
 import { execFile } from "node:child_process";
 import { CLI } from "./daemon-process.js";
@@ -17,11 +18,17 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20_000 },
+      { env: { PATH: process.env.PATH ?? "", ...tmpdirEnv(), ...env }, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
         resolve({ code, stdout, stderr });
       },
     );
   });
+}
+
+/** `{ TMPDIR }` when it is set: a child started with a minimal environment keeps the run's own. */
+export function tmpdirEnv(): { TMPDIR?: string } {
+  const dir = process.env.TMPDIR;
+  return dir === undefined ? {} : { TMPDIR: dir };
 }

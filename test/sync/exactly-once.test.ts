@@ -1,10 +1,10 @@
 /**
- * Invariant 1, exactly-once accounting, as a property over random histories: operations created
- * (many in one second), changing status, failing and being retried, finishing; small pages so
- * that walks cross page boundaries and catch up over several polls; operations created while a
- * walk is in flight; API errors in the middle of walks; restarts that reload state from disk;
- * and a misbehaving API (invariants 8 and 9): records dated far ahead or far back, pages that
- * overlap, cursors that lead back, pages without a cursor, records claiming another project.
+ * Invariant 1 (docs/design.md), exactly-once accounting, as a property over random histories:
+ * operations created (many in one second), changing status, failing and being retried, finishing;
+ * small pages so that walks cross page boundaries and catch up over several polls; operations
+ * created while a walk is in flight; API errors in the middle of walks; restarts that reload state
+ * from disk; and a misbehaving API (invariants 8 and 9): records dated far ahead or far back, pages
+ * that overlap, cursors that lead back, pages without a cursor, records claiming another project.
  * After every history, the committed end-state arrivals equal the simulator's ground truth.
  */
 import fc from "fast-check";

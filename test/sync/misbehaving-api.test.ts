@@ -1,9 +1,9 @@
 /**
- * Exact counts when the operations log misbehaves (invariants 8 and 9): pages that overlap,
- * cursors that lead back, full pages without a cursor, records dated in the future or out of
- * order, records that claim another project. Each runs a project's sync (the real API client,
- * the file store) against the simulator, whose fault injection plays the broken proxy, server
- * bug or skewed clock, and compares what was committed with the simulator's ground truth.
+ * Exact counts when the operations log misbehaves (invariants 8 and 9, docs/design.md): pages that
+ * overlap, cursors that lead back, full pages without a cursor, records dated in the future or out
+ * of order, records that claim another project. Each runs a project's sync (the real API client,
+ * the file store) against the simulator, whose fault injection plays the broken proxy, server bug
+ * or skewed clock, and compares what was committed with the simulator's ground truth.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";

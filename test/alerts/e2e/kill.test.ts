@@ -1,5 +1,5 @@
 /**
- * No alert is lost across `kill -9` (DESIGN.md invariant 3). The real daemon
+ * No alert is lost across `kill -9` (invariant 3, docs/design.md). The real daemon
  * (`node dist/cli.js run`) delivers to a signed webhook at a local receiver while a burst of
  * failures goes on in the simulator, and is killed with SIGKILL many times in a row: at random
  * moments after its spawn or its start, and while the receiver is answering one of its requests
@@ -18,6 +18,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { DaemonGroup, errorsLogged, type DaemonProcess } from "../../support/daemon-process.js";
+import { failureNotes } from "../../support/failure-notes.js";
 import { seededChoices } from "../../support/random.js";
 import type { ReceivedRequest, ResponseSpec } from "../../support/receiver.js";
 import type { TestSimulator } from "../../support/simulator.js";
@@ -100,7 +101,8 @@ describe("alert delivery across kill -9", () => {
     "loses no alert and duplicates only between a 2xx and its acknowledgement",
     { timeout: 120_000 },
     async () => {
-      console.log(choices.replayLine("alert kill test"));
+      const note = failureNotes();
+      note(choices.replayLine("alert kill test"));
       const { configFile, stateDir } = await writeAlertDaemonConfig(dir, sim, projects, {
         poll: { watchFailed: 0 },
         sinks: [
@@ -291,7 +293,7 @@ describe("alert delivery across kill -9", () => {
         const status = hook.statusOf(r.end - 1);
         return status !== "drop" && status >= 200 && status < 300;
       });
-      console.log(
+      note(
         [
           `${scripted.size} failures, ${expectedIds.size} alerts, ${hook.requests.length} requests ` +
             `(${hook.delivered().length} answered 2xx); ${duplicates} duplicate deliveries; ` +

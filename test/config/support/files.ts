@@ -1,13 +1,13 @@
 /** Configuration files written for a test, and the problems a load of one reports. */
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect } from "vitest";
 import { ConfigError } from "../../../src/config/index.js";
+import { tempDir } from "../../support/temp-dir.js";
 
-/** A new file holding `text`, in a directory of its own. */
+/** A new file holding `text`, in a temporary directory of its own (removed after the test file). */
 export async function fileWith(text: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-config-"));
+  const dir = await tempDir("pgcp-config-");
   const file = path.join(dir, "config.yaml");
   await writeFile(file, text);
   return file;

@@ -3,14 +3,12 @@
  * test simulator, with a validated configuration, a quiet logger whose lines are kept for
  * failure messages, and helpers to read `/metrics` over HTTP.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Writable } from "node:stream";
 import { startExporter, type RunningExporter } from "../../../src/exporter/index.js";
 import { resolveConfig, type RawConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/logger.js";
 import type { TestSimulator } from "../../support/simulator.js";
+import { removeDir, tempDir as newTempDir } from "../../support/temp-dir.js";
 
 export interface TestExporter {
   readonly exporter: RunningExporter;
@@ -102,10 +100,13 @@ function parseValue(text: string): number {
   return Number(text);
 }
 
-/** A temporary directory, removed by the returned function. */
+/**
+ * A temporary directory (test/support/temp-dir.ts), removed by the returned function, or else
+ * at the end of the test file.
+ */
 export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const dir = await newTempDir(prefix);
+  return { dir, remove: () => removeDir(dir) };
 }
 
 /** Polls `check` every `intervalMs` until it returns a value other than undefined. */
