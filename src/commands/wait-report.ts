@@ -4,6 +4,7 @@
  */
 import { ApiError, type StatusChange, type WaitResult, type WaitVerdict } from "../api/index.js";
 import type { Operation } from "../contract/index.js";
+import { wrongBaseUrl } from "./api-address.js";
 
 export const EXIT = {
   succeeded: 0,
@@ -69,12 +70,20 @@ export function jsonReport(projectId: string, result: WaitResult, verdict: WaitV
 
 /**
  * A failure to read the API as an exit status and a reason: an operation or project the API
- * does not know is the caller's mistake (2); anything else means the API could not be read (4).
- * An `ApiError` never holds the API key.
+ * does not know is the caller's mistake (2), and so is a base URL that answers 404 even at the
+ * API's root (`rootNotFound`: not the API, e.g. without `/api/v2`); anything else means the API
+ * could not be read (4). An `ApiError` never holds the API key.
  */
-export function apiFailure(error: unknown, apiUrl: string): { code: number; reason: string } {
+export function apiFailure(
+  error: unknown,
+  apiUrl: string,
+  rootNotFound = false,
+): { code: number; reason: string } {
   if (!(error instanceof ApiError)) {
     return { code: EXIT.unreachable, reason: `the API could not be read: ${String(error)}` };
+  }
+  if (error.status === 404 && rootNotFound) {
+    return { code: EXIT.usage, reason: wrongBaseUrl(apiUrl) };
   }
   if (error.status === 404) {
     return {
@@ -98,13 +107,13 @@ export function apiFailure(error: unknown, apiUrl: string): { code: number; reas
 }
 
 function describe(op: Operation): string {
-  const where = [op.branch_id, op.endpoint_id].filter((id) => id !== undefined).join("/");
+  const where = [op.branch_id, op.endpoint_id].filter((id) => typeof id === "string").join("/");
   return `${op.id} ${op.action}${where === "" ? "" : ` on ${where}`}`;
 }
 
 function failure(op: Operation): string {
-  if (op.failures_count === 0 && op.error === undefined) return "";
+  if (op.failures_count === 0 && typeof op.error !== "string") return "";
   const parts = [`failures ${op.failures_count}`];
-  if (op.error !== undefined) parts.push(op.error);
+  if (typeof op.error === "string") parts.push(op.error);
   return ` (${parts.join(": ")})`;
 }

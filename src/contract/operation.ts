@@ -97,27 +97,39 @@ export function isUnknownStatus(status: OperationStatus): boolean {
 
 /**
  * One operation record, as both the seed and the real API (a superset) send it. Unknown fields
- * are dropped, unknown action and status values pass through unchanged.
+ * are dropped, unknown action and status values pass through unchanged. An optional field may
+ * come as `null` (the real API's schema makes it optional, and a service that writes nulls for
+ * absent values is common): it is read, and the exporter takes it as absent
+ * (`OPTIONAL_OPERATION_FIELDS`, `sync/record-bounds.ts`).
  */
 export const operationSchema = z.object({
   id: idSchema,
   project_id: resourceIdSchema,
   /** Required by the seed; optional in the real API's schema. */
-  branch_id: resourceIdSchema.optional(),
-  endpoint_id: resourceIdSchema.optional(),
+  branch_id: resourceIdSchema.nullish(),
+  endpoint_id: resourceIdSchema.nullish(),
   action: z.string().min(1),
   status: z.string().min(1),
   failures_count: z.number().int().nonnegative(),
   created_at: timestampSchema,
   updated_at: timestampSchema,
   /** Real API only (required there); absent in the seed's records. */
-  total_duration_ms: z.number().int().nonnegative().optional(),
+  total_duration_ms: z.number().int().nonnegative().nullish(),
   /** Real API only: the failure message of a failed operation. */
-  error: z.string().optional(),
+  error: z.string().nullish(),
   /** Real API only: when the operation was last retried. */
-  retry_at: timestampSchema.optional(),
+  retry_at: timestampSchema.nullish(),
 });
 export type Operation = z.infer<typeof operationSchema>;
+
+/** The fields of a record that may be absent (or `null`). */
+export const OPTIONAL_OPERATION_FIELDS = [
+  "branch_id",
+  "endpoint_id",
+  "total_duration_ms",
+  "error",
+  "retry_at",
+] as const satisfies readonly (keyof Operation)[];
 
 /** The `pagination` object: an opaque cursor (a microsecond-precision timestamp). */
 export const paginationSchema = z.object({ cursor: z.string().min(1) });

@@ -23,7 +23,7 @@ import {
 import { LeaseManager, LeasedStateStore, type LeaseObserver } from "../leases/index.js";
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
-import { Scheduler } from "../scheduler/index.js";
+import { Scheduler, type JobOutcome } from "../scheduler/index.js";
 import type { LeaseLostError } from "../store/fencing.js";
 import { StateDirectoryInUseError, type StateStore } from "../store/index.js";
 import {
@@ -38,7 +38,13 @@ import { Departures } from "./departures.js";
 import { DiscoveryLoop } from "./discovery-loop.js";
 import { assignOwners, type AccountFinding } from "./project-owners.js";
 import { ProjectRoster, type WatchTerms } from "./project-roster.js";
-import { isTimeout, stepEffects, type JobResult, type StepEffects } from "./step-effects.js";
+import {
+  isTimeout,
+  refusalOf,
+  stepEffects,
+  type JobResult,
+  type StepEffects,
+} from "./step-effects.js";
 import type { StoreBackend } from "./store-backend.js";
 import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./transition-log.js";
 
@@ -60,6 +66,16 @@ export interface DaemonAccount {
   readonly scheduler: Scheduler;
   /** The projects watched now under this account. */
   projects(): string[];
+  /** While the API refuses the account's key: since when, and what it said. */
+  keyRefusal(): KeyRefusal | undefined;
+}
+
+/** The API refuses an account's key (401). */
+export interface KeyRefusal {
+  /** Wall-clock time of the first refusal in a row (epoch ms). */
+  readonly sinceMs: number;
+  /** The API's answer. */
+  readonly message: string;
 }
 
 export interface DaemonDependencies {
@@ -259,27 +275,58 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     return effects.job;
   };
 
-  const pollProject = async (projectId: string, signal: AbortSignal) => {
+  /** Each account whose key the API refuses now (what the metrics and the status page show). */
+  const keyRefusals = new Map<string, KeyRefusal>();
+  const noteKey = (account: string, outcome: JobOutcome | undefined, error?: unknown) => {
+    if (outcome?.refused === "key" && !keyRefusals.has(account)) {
+      const message = error instanceof Error ? error.message : String(error);
+      keyRefusals.set(account, { sinceMs: clock.wall(), message });
+    } else if (outcome?.answered === true) keyRefusals.delete(account);
+  };
+
+  /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
+  const refusedProjects = new Set<string>();
+
+  const pollProject = async (account: string, projectId: string, signal: AbortSignal) => {
     const started = clock.monotonic();
     const outcome = await roster.step(projectId, clock.wall(), signal);
     if (outcome === undefined) return { requests: 0, open: false };
     const effects = stepEffects(outcome, {
       projectId,
+      account,
+      // Read when the poll ends: of polls that were refused together, the first says so.
+      projectRefused: refusedProjects.has(projectId),
+      keyRefused: keyRefusals.has(account),
       durationSeconds: (clock.monotonic() - started) / 1000,
       aborted: signal.aborted,
       open: roster.sync(projectId)?.hasOpenOperations() ?? false,
       outboxLimit: config.alerts.outboxLimit,
     });
+    noteKey(account, effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
+    if (effects.job.refused === "project") refusedProjects.add(projectId);
+    else if (effects.job.answered === true) refusedProjects.delete(projectId);
     return apply(projectId, effects);
   };
 
-  const listEndpoints = async (client: ApiClient, projectId: string, signal: AbortSignal) => {
+  const listEndpoints = async (
+    account: string,
+    projectId: string,
+    signal: AbortSignal,
+  ): Promise<JobOutcome | undefined> => {
     try {
-      notify.endpointsListed(projectId, await client.listEndpoints(projectId, { signal }));
-      return { slow: false };
+      const listed = await clientOf(account).listEndpoints(projectId, { signal });
+      notify.endpointsListed(projectId, listed);
+      noteKey(account, { answered: true });
+      return { slow: false, answered: true };
     } catch (error) {
       if (signal.aborted) return undefined;
       notify.endpointsFailed(projectId, error);
+      const refused = refusalOf(error);
+      // A refusal is logged by the polls (when one starts and when it ends).
+      if (refused !== undefined) {
+        noteKey(account, { refused }, error);
+        return { refused };
+      }
       log.warn({ project: projectId, ...errorFields(error) }, "endpoint listing failed");
       return { slow: isTimeout(error) };
     }
@@ -300,8 +347,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         monotonic: () => clock.monotonic(),
       },
       {
-        poll: pollProject,
-        listEndpoints: (projectId, signal) => listEndpoints(client, projectId, signal),
+        poll: (projectId, signal) => pollProject(plan.name, projectId, signal),
+        listEndpoints: (projectId, signal) => listEndpoints(plan.name, projectId, signal),
       },
     );
     return {
@@ -310,6 +357,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       client,
       scheduler,
       projects: () => roster.idsOf(plan.name),
+      keyRefusal: () => keyRefusals.get(plan.name),
     };
   });
 
@@ -429,6 +477,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
         );
         discovered.set(plan.name, ids);
         log.info({ account: plan.name, projects: ids.length }, "projects discovered");
+        // The key works, and the projects listed exist: what was refused is tried at once.
+        accounts.find((a) => a.name === plan.name)?.scheduler.retryRefused();
       } catch (error) {
         failures.push({ account: plan.name, error });
         log.error(
@@ -481,7 +531,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       await Promise.all(
         live.accounts.map((plan) =>
           forEachBounded(roster.idsOf(plan.name), plan.concurrency, (id) =>
-            pollProject(id, signal),
+            pollProject(plan.name, id, signal),
           ),
         ),
       );
@@ -536,6 +586,8 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
       sinks = nextSinks;
       live = liveSettings(next);
       await follow();
+      // A reload may have fixed what the API refused: try it again at once.
+      for (const account of accounts) account.scheduler.retryRefused();
     },
     async stop() {
       discovery.stop();

@@ -4,6 +4,7 @@
  * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
  */
 import { ApiError } from "../api/index.js";
+import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
 import type { StateFileError } from "../store/index.js";
@@ -34,6 +35,10 @@ export interface JobResult {
   readonly open: boolean;
   /** A request ran out of time: the project is slow. */
   readonly slow?: boolean;
+  /** The API refused the project (404, 403) or the account's key (401). */
+  readonly refused?: RefusalKind;
+  /** The API answered: the account's key is good. */
+  readonly answered?: boolean;
 }
 
 export interface StepEffects {
@@ -50,6 +55,12 @@ export interface StepEffects {
 
 export interface StepContext {
   readonly projectId: string;
+  /** The account the project is polled under. */
+  readonly account: string;
+  /** The API refused the project before this step (its refusal was logged then). */
+  readonly projectRefused: boolean;
+  /** The API refused the account's key before this step (logged then). */
+  readonly keyRefused: boolean;
   /** How long the step took. */
   readonly durationSeconds: number;
   /** The poll was abandoned (shutdown, or the project was dropped). */
@@ -92,6 +103,7 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
           message: `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
         });
       }
+      logs.push(...refusalEnded(context));
       logs.push({
         level: "debug",
         fields: {
@@ -108,7 +120,7 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
         logs,
         transitions: planTransitionLog(result.transitions),
         deliver: result.alerts.length > 0,
-        job: { requests: result.requests, open: context.open },
+        job: { requests: result.requests, open: context.open, answered: true },
       };
     }
     case "blocked":
@@ -125,8 +137,19 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
         ],
         job: { requests: 0, open: false },
       };
-    case "poll_failed":
+    case "poll_failed": {
       if (context.aborted) return { ...NONE, job: { requests: 0, open: false } };
+      const refused = refusalOf(outcome.error);
+      if (refused !== undefined) {
+        return {
+          ...NONE,
+          reports: [
+            { event: "pollFailed", error: outcome.error, durationSeconds: context.durationSeconds },
+          ],
+          logs: refusalStarted(refused, outcome.error, context),
+          job: { requests: 1, open: context.open, refused },
+        };
+      }
       return {
         ...NONE,
         reports: [
@@ -141,6 +164,7 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
         ],
         job: { requests: 1, open: context.open, slow: isTimeout(outcome.error) },
       };
+    }
     case "commit_failed": {
       const reports: Report[] = [{ event: "commitFailed", error: outcome.error }];
       const requests = outcome.result.requests;
@@ -162,6 +186,63 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
       };
     }
   }
+}
+
+/**
+ * What the API refused, by the status of its answer: 401 refuses the account's key; 404 (the
+ * project is gone) and 403 (this key may not read it) refuse the project.
+ */
+export function refusalOf(error: unknown): RefusalKind | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  if (error.status === 401) return "key";
+  if (error.status === 404 || error.status === 403) return "project";
+  return undefined;
+}
+
+const CAP_MINUTES = REFUSAL_CAP_MS / 60_000;
+
+/** One line when a refusal starts (the polls refused after it log nothing). */
+function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext): LogLine[] {
+  const { projectId: project, account } = context;
+  if (kind === "key") {
+    if (context.keyRefused) return [];
+    return [
+      {
+        level: "error",
+        fields: { account, project, ...errorFields(error) },
+        message: `the API refuses the account's key: its projects wait, and one poll at a time tries the key again, backing off to every ${CAP_MINUTES} minutes`,
+      },
+    ];
+  }
+  if (context.projectRefused) return [];
+  return [
+    {
+      level: "error",
+      fields: { account, project, ...errorFields(error) },
+      message: `the API refuses the project (gone, or not readable with this key): it is polled again backing off to every ${CAP_MINUTES} minutes, and at once after a reload or discovery`,
+    },
+  ];
+}
+
+/** One line when a refusal ends: the poll was answered. */
+function refusalEnded(context: StepContext): LogLine[] {
+  const { projectId: project, account } = context;
+  const lines: LogLine[] = [];
+  if (context.keyRefused) {
+    lines.push({
+      level: "info",
+      fields: { account, project },
+      message: "the API accepts the account's key again",
+    });
+  }
+  if (context.projectRefused) {
+    lines.push({
+      level: "info",
+      fields: { account, project },
+      message: "the API answers for the project again",
+    });
+  }
+  return lines;
 }
 
 /** A request that ran out of time: its project is slow for the scheduler. */

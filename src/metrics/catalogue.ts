@@ -379,6 +379,15 @@ export const CATALOGUE = [
     source: "events",
   },
   {
+    name: "pgcp_account_up",
+    type: "gauge",
+    labels: ["account"],
+    help: "1 while the API accepts the account's API key; 0 while it refuses it (401), when the account's projects wait and one poll at a time tries the key again with backoff.",
+    unit: "",
+    group: "exporter",
+    source: "runtime",
+  },
+  {
     name: "pgcp_scheduler_projects",
     type: "gauge",
     labels: ["account"],

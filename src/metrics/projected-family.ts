@@ -39,6 +39,8 @@ export interface AccountProbe {
   readonly scheduler: SchedulerProbe;
   readonly client: { limiterStats(): { readonly tokensRemaining: number } };
   projects(): readonly string[];
+  /** Defined while the API refuses the account's key. */
+  keyRefusal(): unknown;
 }
 
 /** What the lease manager tells about this replica's leases; `LeaseManager` satisfies it. */

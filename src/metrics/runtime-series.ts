@@ -1,6 +1,6 @@
 /**
  * Families read from the running process when a rendering is built: each account's scheduler
- * (projects, intervals and stretch) and rate limiter's tokens, the configuration's last reload and the build.
+ * (whether its key is accepted, projects, intervals and stretch) and rate limiter's tokens, the configuration's last reload and the build.
  */
 import type { Lane } from "../scheduler/budget.js";
 import type { Projections } from "./projected-family.js";
@@ -9,6 +9,15 @@ import type { Projections } from "./projected-family.js";
 const LANES = Object.keys({ base: true, fast: true } satisfies Record<Lane, true>) as Lane[];
 
 export const runtimeProjections = {
+  *pgcp_account_up({ runtime }) {
+    for (const account of runtime.accounts?.() ?? []) {
+      yield {
+        labels: { account: account.name },
+        value: account.keyRefusal() === undefined ? 1 : 0,
+      };
+    }
+  },
+
   *pgcp_scheduler_projects({ runtime }) {
     for (const account of runtime.accounts?.() ?? []) {
       yield { labels: { account: account.name }, value: account.projects().length };

@@ -9,12 +9,17 @@
  * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
  * direction and of any size, changes nothing in when projects are polled.
  *
+ * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
+ * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
+ * job at a time probes the key. `retryRefused` tries everything refused again at once.
+ *
  * A project whose last job timed out (a server that drips its answers, or never finishes them)
  * is slow: slow projects together run at most `slowShare(maxConcurrent)` jobs at once, so that
  * however many there are, the other projects keep most of the slots.
  */
 import { setMaxListeners } from "node:events";
 import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
+import { refusedAgain, type Refusal, type RefusalKind } from "./refusals.js";
 
 /** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
 const TICK_MS = 1000;
@@ -23,6 +28,10 @@ const TICK_MS = 1000;
 export interface JobOutcome {
   /** The job failed because a request ran out of time: the project is slow. */
   readonly slow?: boolean;
+  /** The API refused the project (404, 403) or the account's key (401). */
+  readonly refused?: RefusalKind;
+  /** The API answered the job's requests: the account's key is good. */
+  readonly answered?: boolean;
 }
 
 export interface SchedulerJobs {
@@ -64,6 +73,8 @@ interface Entry {
   busy: boolean;
   /** Its last job timed out (see `slowShare`). */
   slow: boolean;
+  /** The API refuses the project: it is tried again at `retryAtMs` (see `refusals.ts`). */
+  refusal: Refusal | undefined;
 }
 
 export class Scheduler {
@@ -74,6 +85,9 @@ export class Scheduler {
   private readonly abort = new AbortController();
   private tickTimer: NodeJS.Timeout | undefined;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
+  /** The API refuses the account's key: no job but one probe at a time, at `retryAtMs`. */
+  private keyRefusal: Refusal | undefined;
+  private probing = false;
   private readonly now: () => number;
   private readonly random: () => number;
 
@@ -120,9 +134,37 @@ export class Scheduler {
         nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
         busy: false,
         slow: false,
+        refusal: undefined,
       });
     }
     this.replan();
+  }
+
+  /** While the API refuses the account's key: since how many tries, and when the next is. */
+  keyRefused(): Refusal | undefined {
+    return this.keyRefusal;
+  }
+
+  /** The projects the API refuses now, with their backoff. */
+  refusedProjects(): Map<string, Refusal> {
+    const out = new Map<string, Refusal>();
+    for (const e of this.entries.values()) if (e.refusal !== undefined) out.set(e.id, e.refusal);
+    return out;
+  }
+
+  /**
+   * Tries everything refused again at once (after a configuration reload, or a discovery that
+   * succeeded): the backoff of refused projects and of a refused key ends.
+   */
+  retryRefused(): void {
+    const now = this.now();
+    if (this.keyRefusal !== undefined) this.keyRefusal = { ...this.keyRefusal, retryAtMs: now };
+    for (const entry of this.entries.values()) {
+      if (entry.refusal === undefined) continue;
+      entry.refusal = undefined;
+      entry.nextPollMs = Math.min(entry.nextPollMs, now);
+    }
+    this.dispatch();
   }
 
   /** Starts the once-a-second tick (Node's timers run on the monotonic clock). */
@@ -146,6 +188,9 @@ export class Scheduler {
   private dispatch(): void {
     if (this.abort.signal.aborted || this.inFlight.size >= this.options.maxConcurrent) return;
     const now = this.now();
+    // A refused key: nothing but one probe at a time, once its wait is over.
+    const probe = this.keyRefusal !== undefined;
+    if (probe && (this.probing || now < (this.keyRefusal?.retryAtMs ?? 0))) return;
     const due = [...this.entries.values()]
       .filter((e) => !e.busy && Math.min(e.nextPollMs, this.endpointsDue(e)) <= now)
       .sort(
@@ -157,7 +202,8 @@ export class Scheduler {
     for (const entry of due) {
       if (this.inFlight.size >= this.options.maxConcurrent) break;
       if (entry.slow && this.slowInFlight >= slowLimit) continue;
-      this.run(entry, now);
+      this.run(entry, now, probe);
+      if (probe) break;
     }
   }
 
@@ -180,36 +226,43 @@ export class Scheduler {
     return this.options.endpointsIntervalSeconds > 0 ? entry.nextEndpointsMs : Infinity;
   }
 
-  private run(entry: Entry, now: number): void {
+  private run(entry: Entry, now: number, probe: boolean): void {
     entry.busy = true;
+    if (probe) this.probing = true;
     const countedSlow = entry.slow;
     if (countedSlow) this.slowInFlight += 1;
     const job = (async () => {
+      const outcomes: (JobOutcome | undefined)[] = [];
       try {
-        let slow = false;
         if (entry.nextPollMs <= now) {
           const outcome = await this.jobs.poll(entry.id, this.abort.signal);
+          outcomes.push(outcome);
           entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
           entry.lane = outcome.open ? "fast" : "base";
-          slow = outcome.slow === true;
         }
-        if (this.endpointsDue(entry) <= now) {
-          const listed = await this.jobs.listEndpoints(entry.id, this.abort.signal);
-          slow ||= listed?.slow === true;
+        // A refused project's endpoints are not listed either: they would be refused too.
+        if (this.endpointsDue(entry) <= now && outcomes[0]?.refused === undefined) {
+          outcomes.push(await this.jobs.listEndpoints(entry.id, this.abort.signal));
         }
-        entry.slow = slow;
       } catch {
         // Jobs report their own failures; a failed job is simply due again next interval.
       } finally {
         const after = this.now();
+        entry.slow = outcomes.some((o) => o?.slow === true);
+        this.learnRefusals(entry, outcomes, after, probe);
         if (entry.nextPollMs <= now) {
-          entry.nextPollMs = this.due(after, this.effectiveIntervalSeconds(entry.lane));
+          entry.nextPollMs =
+            entry.refusal?.retryAtMs ?? this.due(after, this.effectiveIntervalSeconds(entry.lane));
         }
         if (this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
-          entry.nextEndpointsMs = this.due(after, interval);
+          entry.nextEndpointsMs = Math.max(
+            this.due(after, interval),
+            entry.refusal?.retryAtMs ?? 0,
+          );
         }
         entry.busy = false;
+        if (probe) this.probing = false;
         if (countedSlow) this.slowInFlight -= 1;
       }
     })();
@@ -221,6 +274,29 @@ export class Scheduler {
     });
   }
 
+  /** What a job's outcomes say of the project's and the key's refusal. */
+  private learnRefusals(
+    entry: Entry,
+    outcomes: readonly (JobOutcome | undefined)[],
+    now: number,
+    probe: boolean,
+  ): void {
+    const baseMs = this.effectiveIntervalSeconds("base") * 1000;
+    if (outcomes.some((o) => o?.refused === "key")) {
+      // Jobs that started before the key was refused say nothing new: only a probe counts.
+      if (this.keyRefusal === undefined || probe) {
+        this.keyRefusal = refusedAgain(this.keyRefusal, now, baseMs);
+      }
+    } else if (outcomes.some((o) => o?.answered === true)) {
+      this.keyRefusal = undefined;
+    }
+    if (outcomes.some((o) => o?.refused === "project")) {
+      entry.refusal = refusedAgain(entry.refusal, now, baseMs);
+    } else if (outcomes.some((o) => o !== undefined && o.refused === undefined)) {
+      entry.refusal = undefined;
+    }
+  }
+
   private due(now: number, intervalSeconds: number): number {
     // Intervals arrive already stretched.
     return nextDueMs(now, intervalSeconds, 1, this.options.jitter, this.random());
@@ -228,10 +304,13 @@ export class Scheduler {
 
   private replan(): void {
     this.current = planBudget({
-      projects: [...this.entries.values()].map((e) => ({
-        lane: e.lane,
-        requestsPerPoll: e.requestsPerPoll ?? 1,
-      })),
+      // Refused projects are tried far less often than their interval: they cost next to nothing.
+      projects: [...this.entries.values()]
+        .filter((e) => e.refusal === undefined)
+        .map((e) => ({
+          lane: e.lane,
+          requestsPerPoll: e.requestsPerPoll ?? 1,
+        })),
       baseIntervalSeconds: this.options.baseIntervalSeconds,
       fastIntervalSeconds: this.options.fastIntervalSeconds,
       endpointsIntervalSeconds: this.options.endpointsIntervalSeconds,

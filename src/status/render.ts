@@ -138,12 +138,22 @@ ${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\
 function renderDiscovery(view: StatusView): string {
   // The account is named when there are several (the one of the single-key settings is not).
   const named = view.accounts.length > 1;
-  return view.discoveryErrors
-    .map(
-      (d) =>
-        `<p class="banner discovery-error" data-account="${escapeHtml(d.account)}">Project discovery${named ? ` of the account ${escapeHtml(d.account)}` : ""} failed ${timeAgo(d.atMs, view.generatedAtMs)}; its previous list of projects stays: <span class="error">${escapeHtml(d.message)}</span></p>\n`,
-    )
+  const refused = view.accounts
+    .map((a) => {
+      const r = a.keyRefusal;
+      if (r === undefined) return "";
+      return `<p class="banner key-refused" data-account="${escapeHtml(a.name)}">The API refuses the key${named ? ` of the account ${escapeHtml(a.name)}` : ""} since ${timeAgo(r.sinceMs, view.generatedAtMs)}: its projects are not watched, and one poll at a time tries the key again, backing off to every 10 minutes: <span class="error">${escapeHtml(r.message)}</span></p>\n`;
+    })
     .join("");
+  return (
+    refused +
+    view.discoveryErrors
+      .map(
+        (d) =>
+          `<p class="banner discovery-error" data-account="${escapeHtml(d.account)}">Project discovery${named ? ` of the account ${escapeHtml(d.account)}` : ""} failed ${timeAgo(d.atMs, view.generatedAtMs)}; its previous list of projects stays: <span class="error">${escapeHtml(d.message)}</span></p>\n`,
+      )
+      .join("")
+  );
 }
 
 function renderSummary(view: StatusView): string {

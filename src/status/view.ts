@@ -159,6 +159,8 @@ export interface AccountSource {
   };
   readonly client: { limiterStats(): { readonly tokensRemaining: number } };
   projects(): readonly string[];
+  /** While the API refuses the account's key: since when (epoch ms), and what it said. */
+  keyRefusal(): { readonly sinceMs: number; readonly message: string } | undefined;
 }
 
 /** One account's row: its projects and its own request budget. */
@@ -173,6 +175,8 @@ export interface AccountStatus {
   readonly fastIntervalSeconds: number;
   /** Requests its limiter would let through at once now. */
   readonly tokens: number;
+  /** While the API refuses its key: since when (epoch ms), and what it said. */
+  readonly keyRefusal: { readonly sinceMs: number; readonly message: string } | undefined;
 }
 
 export interface SinkStatus {
@@ -458,6 +462,7 @@ export function statusView(options: StatusViewOptions): StatusView {
       baseIntervalSeconds: a.scheduler.effectiveIntervalSeconds("base"),
       fastIntervalSeconds: a.scheduler.effectiveIntervalSeconds("fast"),
       tokens: a.client.limiterStats().tokensRemaining,
+      keyRefusal: keyRefusalOf(a, clean),
     })),
     sinks: [...sinks].map(([name, s]) => ({
       name,
@@ -586,4 +591,13 @@ function stripControls(text: string): string {
 function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return text.slice(0, Math.max(0, max - 1)) + "…";
+}
+
+/** An account's key refusal, with the API's message cleaned as every error text is. */
+function keyRefusalOf(
+  account: AccountSource,
+  clean: (text: string) => string,
+): AccountStatus["keyRefusal"] {
+  const refusal = account.keyRefusal();
+  return refusal === undefined ? undefined : { ...refusal, message: clean(refusal.message) };
 }

@@ -26,6 +26,8 @@ export const ANOMALY_MEANING: Readonly<Record<AnomalyKind, string>> = {
   label_overflow:
     "an action or status is not label-shaped, or past the limit of undocumented values; exported as other",
   error_truncated: "a record's error text was longer than the limit; kept cut short",
+  null_field:
+    "a record had null in an optional field (branch_id, endpoint_id, error, …); taken as absent",
 };
 
 /** Counts a poll's anomalies by kind. */

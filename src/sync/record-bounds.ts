@@ -1,13 +1,14 @@
 /**
  * What the engine keeps of a record is bounded, whatever the API sends: the record belongs to the
  * project whose log was read, its `action` and `status` become label values only when they look
- * like one and while the project has not collected too many undocumented ones, and its error
- * text is cut to a fixed length. Pure: the caller reports what was changed.
+ * like one and while the project has not collected too many undocumented ones, its error
+ * text is cut to a fixed length, and an optional field sent as `null` is taken as absent. Pure: the caller reports what was changed.
  */
 import {
   DOCUMENTED_OPERATION_ACTIONS,
   END_STATUSES,
   OPEN_STATUSES,
+  OPTIONAL_OPERATION_FIELDS,
   type Operation,
 } from "../contract/index.js";
 
@@ -26,7 +27,7 @@ const DOCUMENTED: Record<"action" | "status", ReadonlySet<string>> = {
 };
 
 /** Why a record was changed before the engine kept it. */
-export type BoundKind = "foreign_project" | "label_overflow" | "error_truncated";
+export type BoundKind = "foreign_project" | "label_overflow" | "error_truncated" | "null_field";
 
 /**
  * The undocumented values of `action` and of `status` one project may export: those it already
@@ -82,22 +83,28 @@ export function boundRecord(
   const action = labels.bound("action", record.action);
   const status = labels.bound("status", record.status);
   const foreign = record.project_id !== projectId;
-  const longError = record.error !== undefined && record.error.length > MAX_ERROR_LENGTH;
-  if (action === undefined && status === undefined && !foreign && !longError) {
+  const longError = typeof record.error === "string" && record.error.length > MAX_ERROR_LENGTH;
+  const nulls = OPTIONAL_OPERATION_FIELDS.some((field) => record[field] === null);
+  if (action === undefined && status === undefined && !foreign && !longError && !nulls) {
     return { record, changes: [] };
   }
   const changes: BoundKind[] = [];
   if (foreign) changes.push("foreign_project");
   if (action !== undefined || status !== undefined) changes.push("label_overflow");
   if (longError) changes.push("error_truncated");
+  if (nulls) changes.push("null_field");
+  const kept: Operation = {
+    ...record,
+    project_id: projectId,
+    action: action ?? record.action,
+    status: status ?? record.status,
+    ...(longError ? { error: truncate(record.error ?? "", MAX_ERROR_LENGTH) } : {}),
+  };
+  // An optional field sent as null is absent.
   return {
-    record: {
-      ...record,
-      project_id: projectId,
-      action: action ?? record.action,
-      status: status ?? record.status,
-      ...(longError ? { error: truncate(record.error ?? "", MAX_ERROR_LENGTH) } : {}),
-    },
+    record: nulls
+      ? (Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== null)) as Operation)
+      : kept,
     changes,
   };
 }

@@ -53,15 +53,15 @@ export function snapshotOf(record: Operation): OperationSnapshot {
   return {
     id: record.id,
     projectId: record.project_id,
-    branchId: record.branch_id,
-    endpointId: record.endpoint_id,
+    branchId: record.branch_id ?? undefined,
+    endpointId: record.endpoint_id ?? undefined,
     action: record.action,
     status: record.status,
     failuresCount: record.failures_count,
     createdAtMs: created,
     updatedAtMs: updated,
     durationMs: record.total_duration_ms ?? Math.max(0, updated - created),
-    error: record.error,
+    error: record.error ?? undefined,
   };
 }
 
@@ -122,7 +122,7 @@ export function observe(
   if (failedArrivals > 0) {
     // The arrival seen now (status failed) has its own duration; earlier ones are inferred.
     const inferredMs =
-      (record.retry_at !== undefined ? Date.parse(record.retry_at) : op.updatedAtMs) -
+      (typeof record.retry_at === "string" ? Date.parse(record.retry_at) : op.updatedAtMs) -
       op.createdAtMs;
     const seenNow = op.status === "failed" ? 1 : 0;
     if (failedArrivals - seenNow > 0) {

@@ -40,6 +40,17 @@ describe("cron expressions", () => {
     });
   });
 
+  it("reads a range that wraps as running through the end of the field", () => {
+    expect(parseCron("0 22 * * fri-mon")).toMatchObject({
+      ok: true,
+      schedule: { daysOfWeek: [0, 1, 5, 6], daysOfWeekRestricted: true },
+    });
+    expect(parseCron("0 0 30-2 * *")).toMatchObject({
+      ok: true,
+      schedule: { daysOfMonth: [1, 2, 30, 31] },
+    });
+  });
+
   it("names what is wrong", () => {
     expect(parseCron("0 22 * *")).toEqual({
       ok: false,
@@ -50,8 +61,12 @@ describe("cron expressions", () => {
       ok: false,
       problem: expect.stringContaining('the minute field "61" is not valid') as string,
     });
-    expect(parseCron("0 0 L * *")).toMatchObject({ ok: false });
-    expect(parseCron("0 0 5-1 * *")).toMatchObject({ ok: false });
+    expect(parseCron("0 0 L * *")).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('the day of month field "L" is not valid') as string,
+    });
+    expect(parseCron("0 0 * * 1#2")).toMatchObject({ ok: false });
+    expect(parseCron("*/0 * * * *")).toMatchObject({ ok: false });
     expect(parseCron("0 0 30 2 *")).toEqual({
       ok: false,
       problem: "never matches: no chosen month has the chosen days of month",

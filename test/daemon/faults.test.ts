@@ -235,12 +235,13 @@ describe.concurrent("faults, on the whole exporter", () => {
     const first = await waitFor("401 answers", async () => (await rejected()) ?? false);
     await waitFor("more 401 answers", async () => ((await rejected()) ?? 0) > first);
 
-    const lines = await waitFor("two poll failures logged", () => {
-      const found = linesFor(e, (l) => l.project === id && /poll failed/.test(l.msg));
-      return found.length >= 2 && found;
-    });
-    expect(lines[0]).toMatchObject({ level: "warn", status: 401, route: "listOperations" });
+    // Said once, not once a poll (test/daemon/refusals.test.ts has the backoff).
+    const lines = linesFor(e, (l) => l.project === id && l.level !== "debug");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "error", status: 401, route: "listOperations" });
+    expect(lines[0]?.msg).toContain("the API refuses the account's key");
     expect(await e.value("pgcp_project_up", { project: id })).toBe(0);
+    expect(await e.value("pgcp_account_up", { account: "default" })).toBe(0);
     expect((await e.get("/healthz")).status).toBe(200);
 
     const metricsText = (await e.get("/metrics")).text;
@@ -338,11 +339,14 @@ describe("a fault that hits one project", () => {
       expect(committedArrivals(await readState(dir, p.id))).toEqual(expected[i]);
     }
 
-    // The missing project: down, logged with its status, no state written for it.
+    // The missing project: down, its refusal logged once with its status, no state written.
     expect(await exporter.value("pgcp_project_up", { project: missing })).toBe(0);
-    const lines = linesFor(exporter, (l) => l.project === missing && /poll failed/.test(l.msg));
-    expect(lines.length).toBeGreaterThanOrEqual(1);
-    expect(lines[0]).toMatchObject({ status: 404, route: "listOperations" });
+    const lines = linesFor(
+      exporter,
+      (l) => l.project === missing && /the API refuses the project/.test(l.msg),
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "error", status: 404, route: "listOperations" });
     expect(
       await exporter.value("pgcp_api_requests_total", { route: "listOperations", code: "500" }),
     ).toBe(4);

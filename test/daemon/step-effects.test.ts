@@ -14,6 +14,9 @@ import { alert, pollResult, projectState } from "../metrics/support/fixtures.js"
 
 const CONTEXT: StepContext = {
   projectId: "p-1",
+  account: "default",
+  projectRefused: false,
+  keyRefused: false,
   durationSeconds: 0.25,
   aborted: false,
   open: true,
@@ -27,10 +30,10 @@ function committed(fields: Partial<PollResult> = {}, dropped: readonly OutboxEnt
 
 const entry: OutboxEntry = { alert: alert("p-1", "a-1"), createdAtMs: 0, pending: ["slack"] };
 
-function apiError(kind: "timeout" | "http"): ApiError {
-  return new ApiError(`the request ${kind === "timeout" ? "timed out" : "failed with 503"}`, {
+function apiError(kind: "timeout" | "http", status = 503): ApiError {
+  return new ApiError(`the request ${kind === "timeout" ? "timed out" : `failed with ${status}`}`, {
     kind,
-    status: kind === "timeout" ? undefined : 503,
+    status: kind === "timeout" ? undefined : status,
     code: kind,
     requestId: "r-1",
     route: "listOperations",
@@ -44,7 +47,7 @@ describe("a committed poll", () => {
   it("reports the commit, tells the scheduler its requests and open operations", () => {
     const effects = stepEffects(committed(), CONTEXT);
     expect(effects.reports.map((r) => r.event)).toEqual(["committed"]);
-    expect(effects.job).toEqual({ requests: 3, open: true });
+    expect(effects.job).toEqual({ requests: 3, open: true, answered: true });
     expect(effects.deliver).toBe(false);
     expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);
   });
@@ -125,4 +128,49 @@ it("stops polling a project whose state file is unusable, and says what to do", 
   expect(effects.reports).toEqual([{ event: "blocked", error }]);
   expect(effects.logs[0]?.message).toMatch(/not polled until it is moved aside/);
   expect(effects.job).toEqual({ requests: 0, open: false });
+});
+
+describe("a poll the API refuses", () => {
+  const failed = (status: number) => ({
+    kind: "poll_failed" as const,
+    error: apiError("http", status),
+  });
+
+  it("backs a gone or forbidden project off, with one error line when it starts", () => {
+    for (const status of [404, 403]) {
+      const first = stepEffects(failed(status), CONTEXT);
+      expect(first.job).toEqual({ requests: 1, open: true, refused: "project" });
+      expect(first.reports.map((r) => r.event)).toEqual(["pollFailed"]);
+      expect(first.logs.map((l) => l.level)).toEqual(["error"]);
+      expect(first.logs[0]?.message).toContain("the API refuses the project");
+      // The polls refused after it are reported (status page, metrics) but not logged.
+      const again = stepEffects(failed(status), { ...CONTEXT, projectRefused: true });
+      expect(again.job.refused).toBe("project");
+      expect(again.logs).toEqual([]);
+    }
+  });
+
+  it("holds the account back on a refused key, with one error line when it starts", () => {
+    const first = stepEffects(failed(401), CONTEXT);
+    expect(first.job).toEqual({ requests: 1, open: true, refused: "key" });
+    expect(first.logs.map((l) => [l.level, l.fields.account])).toEqual([["error", "default"]]);
+    expect(first.logs[0]?.message).toContain("the API refuses the account's key");
+    expect(stepEffects(failed(401), { ...CONTEXT, keyRefused: true }).logs).toEqual([]);
+  });
+
+  it("says once that a refusal ended when a poll is answered again", () => {
+    const effects = stepEffects(committed(), {
+      ...CONTEXT,
+      projectRefused: true,
+      keyRefused: true,
+    });
+    expect(effects.logs.filter((l) => l.level === "info").map((l) => l.message)).toEqual([
+      "the API accepts the account's key again",
+      "the API answers for the project again",
+    ]);
+  });
+
+  it("treats other failures as before: a 503 is no refusal", () => {
+    expect(stepEffects(failed(503), CONTEXT).job.refused).toBeUndefined();
+  });
 });

@@ -5,6 +5,7 @@
  * the condition poller of `test/support/wait.ts` (tests wait for what the daemon does, never
  * for a fixed time).
  */
+import type { Clock } from "../../src/clock.js";
 import { resolveConfig, type Config, type RawConfig } from "../../src/config/index.js";
 import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
 import { captureLogger } from "../support/capture-logger.js";
@@ -48,16 +49,21 @@ export interface TestExporter {
   stop(): Promise<void>;
 }
 
-/** `env`: where the accounts' keys are read from (default: the process's environment). */
+/**
+ * `env`: where the accounts' keys are read from (default: the process's environment); `clock`:
+ * the exporter's clocks (default the system's; `test/support/stepped-clock.ts` steps one).
+ */
 export async function startTestExporter(
   raw: RawConfig,
   env?: NodeJS.ProcessEnv,
+  clock?: Clock,
 ): Promise<TestExporter> {
   const config = testConfig(raw);
   const logs = captureLogger(config.log.level);
   const exporter = await startExporter(config, {
     logger: logs.logger,
     ...(env === undefined ? {} : { env }),
+    ...(clock === undefined ? {} : { clock }),
   });
   const get = async (pathname: string) => {
     const response = await fetch(exporter.server.url + pathname);

@@ -140,6 +140,7 @@ describe("exporter metrics", () => {
       },
       client: { limiterStats: () => ({ tokensRemaining: tokens }) },
       projects: () => projects,
+      keyRefusal: () => (name === "b" ? { sinceMs: 0, message: "401" } : undefined),
     });
     const metrics = metricsFor({ accounts: () => accounts });
     let text = await render(metrics);
@@ -168,6 +169,13 @@ describe("exporter metrics", () => {
       lines(`
         pgcp_scheduler_projects{account="a"} 2
         pgcp_scheduler_projects{account="b"} 1
+      `),
+    );
+    // b's key is refused.
+    expect(samples(text, "pgcp_account_up")).toEqual(
+      lines(`
+        pgcp_account_up{account="a"} 1
+        pgcp_account_up{account="b"} 0
       `),
     );
 

@@ -198,6 +198,7 @@ describe("the exporter's exposition", () => {
           {
             name: "default",
             scheduler: { budget: { stretch: 1 }, effectiveIntervalSeconds: () => 30 },
+            keyRefusal: () => undefined,
             client: { limiterStats: () => ({ tokensRemaining: 5 }) },
             projects: () => [],
           },

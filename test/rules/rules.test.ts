@@ -45,6 +45,7 @@ describe("config/prometheus/alerts.yml", () => {
       "PgcpOperationsStuck",
       "PgcpExporterDown",
       "PgcpConfigReloadFailed",
+      "PgcpAccountKeyRefused",
       "PgcpProjectPollFailing",
       "PgcpProjectStale",
       "PgcpProjectBlocked",

@@ -157,6 +157,8 @@ export function classOf(fault: Fault): ApiFaultClass {
   }
   if (fault.kind === "misdated")
     return (fault.offset_seconds ?? 0) > 0 ? "future_date" : "out_of_order";
+  // Tested on its own (test/daemon/time-and-refusals.test.ts): the soak does not inject it.
+  if (fault.kind === "null_fields") throw new Error("the soak injects no null_fields fault");
   return fault.kind;
 }
 

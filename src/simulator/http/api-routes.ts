@@ -3,9 +3,11 @@ import {
   createEndpointRequestSchema,
   createProjectRequestSchema,
   OPERATIONS_LIMIT,
+  OPTIONAL_OPERATION_FIELDS,
   PROJECTS_LIMIT,
   RESOURCE_ID_PATTERN,
   updateEndpointRequestSchema,
+  type Operation,
 } from "../../contract/index.js";
 import { badRequest, notFound } from "../errors.js";
 import { accountOf } from "../model/accounts.js";
@@ -216,15 +218,23 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
       },
       page.pagination,
     );
-    return ok(alterPagination(page, fault));
+    const answered = alterPagination(page, fault);
+    return ok(
+      r.answerFault === "null_fields"
+        ? { ...answered, operations: answered.operations.map(withNullFields) }
+        : answered,
+    );
   });
-  route("GET", "/projects/:project_id/operations/:operation_id", "getOperation", (r) =>
-    ok(
-      plane.getOperation(param(r, "project_id"), param(r, "operation_id"), {
-        foreignProject: r.answerFault === "foreign_project",
-      }),
-    ),
-  );
+  route("GET", "/projects/:project_id/operations/:operation_id", "getOperation", (r) => {
+    const answer = plane.getOperation(param(r, "project_id"), param(r, "operation_id"), {
+      foreignProject: r.answerFault === "foreign_project",
+    });
+    return ok(
+      r.answerFault === "null_fields"
+        ? { ...answer, operation: withNullFields(answer.operation) }
+        : answer,
+    );
+  });
   route("GET", "/projects/:project_id/endpoints", "listEndpoints", (r) =>
     ok(plane.endpoints.list(param(r, "project_id"))),
   );
@@ -252,4 +262,11 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     ok(plane.endpoints.restart(...ids(r))),
   );
   return router;
+}
+
+/** The `null_fields` fault: every optional field a record lacks is sent as `null`. */
+function withNullFields(operation: Operation): Operation {
+  const out: Operation = { ...operation };
+  for (const field of OPTIONAL_OPERATION_FIELDS) out[field] ??= null;
+  return out;
 }

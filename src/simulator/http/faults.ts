@@ -13,6 +13,7 @@ export const FAULT_KINDS = [
   "cursor_cycle",
   "no_pagination",
   "foreign_project",
+  "null_fields",
   "misdated",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -26,6 +27,7 @@ export const FAULT_KIND_ROUTES: Partial<Record<FaultKind, readonly string[]>> = 
   cursor_cycle: ["listOperations", "listProjects"],
   no_pagination: ["listOperations", "listProjects"],
   foreign_project: ["listOperations", "getOperation"],
+  null_fields: ["listOperations", "getOperation"],
 };
 
 /** Kinds that only hit requests sent with a `cursor`. */
@@ -37,6 +39,7 @@ export const ANSWER_FAULT_KINDS = [
   "cursor_cycle",
   "no_pagination",
   "foreign_project",
+  "null_fields",
 ] as const;
 export type AnswerFaultKind = (typeof ANSWER_FAULT_KINDS)[number];
 

@@ -162,6 +162,7 @@ function faultOutcome(fault: Fault | undefined): Decision {
     case "cursor_cycle":
     case "no_pagination":
     case "foreign_project":
+    case "null_fields":
       return through();
     case "drop":
       return "drop";

@@ -23,6 +23,7 @@ export const PROBES: Partial<ExporterMetricsOptions> = {
         budget: { stretch: 1.25 },
         effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
       },
+      keyRefusal: () => undefined,
       client: { limiterStats: () => ({ tokensRemaining: 37 }) },
       projects: () => ["p-alpha", "p-beta"],
     },
