@@ -20,6 +20,30 @@ export default tseslint.config(
     },
   },
   {
+    // The exporter reads time only through a `Clock` (src/clock.ts): monotonic for every wait
+    // and duration, wall for what people read. The simulator keeps its own simulated clock.
+    files: ["src/**/*.ts"],
+    ignores: ["src/simulator/**"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "read the wall clock through a Clock" },
+        {
+          object: "performance",
+          property: "now",
+          message: "read the monotonic clock through a Clock",
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "read the wall clock through a Clock",
+        },
+      ],
+    },
+  },
+  {
     // Tests index into results they have just checked; `!` keeps them readable.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-non-null-assertion": "off" },

@@ -91,8 +91,10 @@ export function toApiError(failure: AttemptFailure, context: ApiErrorContext): A
   const requestId = clean(failure.serverRequestId ?? context.requestId);
   const code = clean(failure.code);
   const detail = clean(failure.detail);
+  // A code the detail already names (`connect ECONNREFUSED …`) is not said twice.
+  const tag = detail.split(/[^\w]+/).includes(code) ? "" : code;
   const message =
-    `${context.route}: ${headline(failure.kind, failure.status, code)}: ${detail}` +
+    `${context.route}: ${headline(failure.kind, failure.status, tag)}: ${detail}` +
     ` (request id ${requestId}, attempt ${context.attempts})`;
   return new ApiError(message, {
     kind: failure.kind,

@@ -14,8 +14,10 @@ import {
   type SilenceConfig,
   type WebSecurity,
 } from "../config/index.js";
+import { isNotFound, rootAnswersNotFound, wrongBaseUrl } from "./api-address.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./command.js";
+import { systemClock } from "../clock.js";
 
 const HELP = `usage: pgcp-exporter check-config [options] [--connect]
 
@@ -27,7 +29,7 @@ ${CONFIG_FLAGS_HELP}`;
 
 export const checkConfigCommand: Command = {
   async run(argv) {
-    const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"]);
+    const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"], { stateDir: true });
     if (loaded.kind === "exit") return loaded.code;
     const { config, accounts, sinks, web } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
@@ -49,7 +51,7 @@ export const checkConfigCommand: Command = {
     if (config.silences.length === 0) out("  silences:  none");
     else {
       out("  silences:");
-      const now = Date.now();
+      const now = systemClock.wall();
       for (const silence of config.silences) out(`    ${describeSilence(silence, now)}`);
     }
     if (loaded.flags.connect !== true) return 0;
@@ -95,12 +97,12 @@ async function checkAccount(
   out: (line: string) => void,
   prefix: string,
 ): Promise<number> {
-  let failures = 0;
+  const failures: unknown[] = [];
   const check = async (what: string, request: () => Promise<string>) => {
     try {
       out(`ok      ${prefix}${what}${await request()}`);
     } catch (error) {
-      failures += 1;
+      failures.push(error);
       out(`FAILED  ${prefix}${what}: ${describe(error, account.keyVariable)}`);
     }
   };
@@ -119,7 +121,12 @@ async function checkAccount(
       return "";
     });
   }
-  return failures;
+  // Not found: the projects, or the API itself (a base URL without /api/v2)?
+  if (failures.some(isNotFound) && (await rootAnswersNotFound(client))) {
+    const setting = prefix === "" ? "api.url or PGCP_API_URL" : "the account's url";
+    out(`FAILED  ${prefix}${wrongBaseUrl(displayUrl(account.url), setting)}`);
+  }
+  return failures.length;
 }
 
 /** `nightly: open now, until … (window)` or when it next opens, or that it never will again. */
@@ -162,11 +169,9 @@ function describeState(config: Config): string {
   return `${displayUrl(config.state.url)} (Postgres, leases of ${config.state.leaseDuration} s)`;
 }
 
+/** The API's error (its message names the request id already) and what to check. */
 function describe(error: unknown, keyVariable: string): string {
   if (!(error instanceof Error)) return String(error);
-  const e = error as Error & { status?: number; requestId?: string };
-  const parts = [e.message];
-  if (e.status === 401) parts.push(`(check ${keyVariable})`);
-  if (e.requestId !== undefined) parts.push(`request id ${e.requestId}`);
-  return parts.join(" ");
+  const e = error as Error & { status?: number };
+  return e.status === 401 ? `${e.message} (check ${keyVariable})` : e.message;
 }

@@ -1,22 +1,27 @@
 /**
  * The configuration flags shared by `run` and `check-config`, and loading the configuration
- * from them: file, environment, then flags. Problems are printed by path, never as a stack.
+ * from them: file, environment, then flags. Every problem is printed at once, by path, never
+ * as a stack: the file's settings, the secrets, the web configuration file and (for
+ * `check-config`) the state directory are all checked before any is reported.
  */
 import { parseArgs } from "node:util";
 import {
   ConfigError,
   loadConfig,
   parseProjectList,
-  readSecretFiles,
   resolveAccounts,
   accountVariables,
   resolveSinks,
+  secretFiles,
   sinkVariables,
   SECRET_VARIABLES,
+  type Config,
   type RawConfig,
   loadWebConfig,
   type Settings,
 } from "../config/index.js";
+import { stateDirectoryProblem } from "../store/index.js";
+import { flagProblem, usageProblems } from "./usage.js";
 
 export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file (see config/pgcp-exporter.example.yaml)
   --api-url URL        API base address (env PGCP_API_URL; default the real API)
@@ -98,36 +103,44 @@ export type LoadedFromArgs =
     })
   | { readonly kind: "exit"; readonly code: number };
 
+/** What `loadFromArgs` checks besides the configuration itself. */
+export interface LoadChecks {
+  /** Also check that the state directory can be written, or made (leaving nothing behind). */
+  readonly stateDir?: boolean;
+}
+
 /**
  * Parses the command line (the configuration flags plus `extra` boolean flags), loads and
- * validates the configuration, the sinks' secrets and the web configuration. Prints usage or
- * problems and answers an exit code when it cannot.
+ * validates the configuration, the sinks' secrets and the web configuration. Prints what is
+ * wrong and answers an exit code when it cannot: a flag's problem in one line (and where to
+ * read the usage), the configuration's every problem at once.
  */
 export async function loadFromArgs(
   command: string,
   help: string,
   argv: string[],
   extra: readonly string[] = [],
+  checks: LoadChecks = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LoadedFromArgs> {
   let values: FlagValues;
+  const options = {
+    ...CONFIG_FLAGS,
+    ...Object.fromEntries(extra.map((name) => [name, { type: "boolean" as const }])),
+  };
   try {
-    const options = {
-      ...CONFIG_FLAGS,
-      ...Object.fromEntries(extra.map((name) => [name, { type: "boolean" as const }])),
-    };
     ({ values } = parseArgs({ args: argv, options, strict: true }));
   } catch (error) {
-    process.stderr.write(`pgcp-exporter ${command}: ${(error as Error).message}\n\n${help}\n`);
+    process.stderr.write(usageProblems(command, [flagProblem(error, Object.keys(options))]));
     return { kind: "exit", code: 2 };
   }
   if (values.help === true) {
     process.stdout.write(help + "\n");
     return { kind: "exit", code: 0 };
   }
-  const reload = () => loadSettings(values, env);
+  const reload = () => loadSettings(values, env, {});
   try {
-    return { kind: "loaded", ...(await reload()), flags: values, reload };
+    return { kind: "loaded", ...(await loadSettings(values, env, checks)), flags: values, reload };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`pgcp-exporter: ${error.message}\n`);
@@ -135,20 +148,111 @@ export async function loadFromArgs(
   }
 }
 
-/** The settings the flags and `env` give; a ConfigError lists every problem. */
-async function loadSettings(values: FlagValues, env: NodeJS.ProcessEnv): Promise<Settings> {
+/**
+ * The settings the flags and `env` give; a ConfigError lists every problem found in the file,
+ * the environment, the secrets' files and the web configuration file, each said once.
+ */
+async function loadSettings(
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+  checks: LoadChecks,
+): Promise<Settings> {
   const file = typeof values.config === "string" ? values.config : undefined;
+  const errors: ConfigError[] = [];
+  // A variable whose secret file failed is reported once: what needs it is not reported again.
+  const failed: string[] = [];
   // A secret may come from a file a variable names (PGCP_API_KEY_FILE), as mounted secrets do.
-  const withSecrets = readSecretFiles(env, SECRET_VARIABLES);
-  const config = await loadConfig({
-    file,
-    env: withSecrets,
-    overrides: overridesFrom(values),
-    overrideOrigin: flagFor,
-  });
-  const accounts = resolveAccounts(config, readSecretFiles(withSecrets, accountVariables(config)));
-  const sinks = resolveSinks(config, readSecretFiles(withSecrets, sinkVariables(config)));
-  const web =
-    config.web.configFile === undefined ? undefined : await loadWebConfig(config.web.configFile);
-  return { config, accounts, sinks, web };
+  const readSecrets = (from: NodeJS.ProcessEnv, names: readonly string[]) => {
+    const read = secretFiles(from, names);
+    if (read.problems.length > 0) errors.push(new ConfigError("environment", read.problems));
+    failed.push(...read.failed);
+    return read.env;
+  };
+  const withSecrets = readSecrets(env, SECRET_VARIABLES);
+  const source = file ?? "environment and flags";
+  let config: Config | undefined;
+  let input: RawConfig | undefined;
+  try {
+    config = await loadConfig({
+      file,
+      env: withSecrets,
+      overrides: overridesFrom(values),
+      overrideOrigin: flagFor,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    errors.push(error);
+    input = error.input;
+  }
+  const attempt = async <T>(step: () => T | Promise<T>): Promise<T | undefined> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      errors.push(error);
+      return undefined;
+    }
+  };
+  // Checked also when other settings are wrong, so that every problem is listed at once.
+  const webFile = config?.web.configFile ?? stringAt(input, ["web", "configFile"]);
+  const web = webFile === undefined ? undefined : await attempt(() => loadWebConfig(webFile));
+  const stateDir = stateDirOf(config, input);
+  if (checks.stateDir === true && stateDir !== undefined) {
+    const problem = await stateDirectoryProblem(stateDir, { keep: false });
+    if (problem !== undefined) {
+      errors.push(new ConfigError(source, [`state.dir: ${problem}`]));
+    }
+  }
+  if (config === undefined) throw combined(errors, failed);
+  const valid = config;
+  // The names the sinks and accounts read that the first pass has not read already.
+  const more = (names: readonly string[]) => names.filter((n) => !SECRET_VARIABLES.includes(n));
+  const accounts = await attempt(() =>
+    resolveAccounts(valid, readSecrets(withSecrets, more(accountVariables(valid)))),
+  );
+  const sinks = await attempt(() =>
+    resolveSinks(valid, readSecrets(withSecrets, more(sinkVariables(valid)))),
+  );
+  if (errors.length > 0 || accounts === undefined || sinks === undefined) {
+    throw combined(errors, failed);
+  }
+  return { config: valid, accounts, sinks, web };
+}
+
+/**
+ * Every problem of `errors` in one error, less those that name a variable whose secret file
+ * has been reported as failed (`PGCP_API_KEY_FILE: cannot read …` says it all).
+ */
+function combined(errors: readonly ConfigError[], failed: readonly string[]): ConfigError {
+  const isEcho = (problem: string) =>
+    failed.some((name) => problem.includes(name)) &&
+    !failed.some((name) => problem.startsWith(`${name}: `) || problem.startsWith(`${name}_FILE: `));
+  return ConfigError.combine(
+    errors.map(
+      (error) =>
+        new ConfigError(
+          error.sections.map((s) => ({
+            source: s.source,
+            problems: s.problems.filter((p) => !isEcho(p)),
+          })),
+        ),
+    ),
+  );
+}
+
+/** The file store's directory, as far as the settings tell (none for the Postgres store). */
+function stateDirOf(config: Config | undefined, input: RawConfig | undefined): string | undefined {
+  if (config !== undefined) return config.state.url === undefined ? config.state.dir : undefined;
+  if (stringAt(input, ["state", "url"]) !== undefined) return undefined;
+  return stringAt(input, ["state", "dir"]);
+}
+
+/** The string at `path` of settings not validated yet, if it is one. */
+function stringAt(input: RawConfig | undefined, path: readonly string[]): string | undefined {
+  let node: unknown = input;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
+    node = (node as RawConfig)[key];
+  }
+  return typeof node === "string" && node !== "" ? node : undefined;
 }

@@ -19,6 +19,7 @@ import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
 import { startExporter } from "../exporter/index.js";
 import type { Command } from "./command.js";
+import { flagProblem, usageProblems } from "./usage.js";
 import { systemClock } from "../clock.js";
 
 const HELP = `usage: pgcp-exporter demo [options]
@@ -42,6 +43,16 @@ const DEMO_ORG_KEY = "demo-globex-key";
 /** Projects in each of the demo's two organisations. */
 const ORG_PROJECTS = 2;
 
+const DEMO_OPTIONS = {
+  listen: { type: "string" },
+  projects: { type: "string" },
+  seed: { type: "string" },
+  "log-level": { type: "string" },
+  "log-file": { type: "string" },
+  "summary-every": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
@@ -50,21 +61,9 @@ export const demoCommand: Command = {
   async run(argv) {
     let values;
     try {
-      ({ values } = parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          listen: { type: "string" },
-          projects: { type: "string" },
-          seed: { type: "string" },
-          "log-level": { type: "string" },
-          "log-file": { type: "string" },
-          "summary-every": { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-      }));
+      ({ values } = parseArgs({ args: argv, strict: true, options: DEMO_OPTIONS }));
     } catch (error) {
-      process.stderr.write(`pgcp-exporter demo: ${(error as Error).message}\n\n${HELP}\n`);
+      process.stderr.write(usageProblems("demo", [flagProblem(error, Object.keys(DEMO_OPTIONS))]));
       return 2;
     }
     if (values.help === true) {

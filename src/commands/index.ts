@@ -5,6 +5,7 @@
  * the demo's or `wait`'s code in its memory.
  */
 import type { Command } from "./command.js";
+import { closest } from "../config/closest.js";
 import { versionLine } from "../version.js";
 
 /** A command as the dispatcher lists it, and its module, loaded when it runs. */
@@ -68,7 +69,14 @@ export async function runCommand(argv: string[]): Promise<number | undefined> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
-    process.stderr.write(`pgcp-exporter: unknown command "${name}"\n\n${usage()}\n`);
+    const near = closest(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    const guess = near === undefined ? "" : `; did you mean ${near}?`;
+    process.stderr.write(
+      `pgcp-exporter: unknown command "${name}"${guess}\nrun \`pgcp-exporter --help\` for the commands\n`,
+    );
     return 2;
   }
   return (await command.load()).run(rest);

@@ -10,7 +10,9 @@ import {
   startMemorySaver,
   type RunningExporter,
 } from "../exporter/index.js";
+import type { Config } from "../config/index.js";
 import { createLogger, errorFields } from "../logger.js";
+import { stateDirectoryProblem } from "../store/index.js";
 import type { Command } from "./command.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 
@@ -22,16 +24,7 @@ configuration: projects, sinks and routing, alert rules, stuck thresholds, the l
 the web configuration apply at once; other changed settings are named in the log and wait for
 a restart. A configuration that is not valid is refused and the running one kept.
 
-Memory: the heap may grow by 50% of what it holds before a full collection (V8's
---heap-growing-percent=50), and the HTTP client's WebAssembly parser is compiled by V8's
-baseline compiler only (--liftoff-only), unless node is started with either flag of its own.
-Node 24 takes --liftoff-only only at its start. Start node as the image does: with
---max-semi-space-size=8 --liftoff-only, for a young generation of 16 MiB instead of up to 32
-and the parser compiled once, and with MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 in
-the environment, for two allocator arenas instead of one per busy thread and large blocks given
-back when freed. On Node 24, V8's memory saver mode is on while the event loop has time to
-spare and off while it is busy (a catch-up), unless node is started with --memory-saver-mode or
---no-memory-saver-mode (docs/performance.md).
+Memory settings (node flags, environment) and how to change them: docs/performance.md#memory
 
 options:
 ${CONFIG_FLAGS_HELP}`;
@@ -41,6 +34,13 @@ export const runCommand: Command = {
     const loaded = await loadFromArgs("run", HELP, argv);
     if (loaded.kind === "exit") return loaded.code;
     const { config, sinks, web } = loaded;
+    // A state directory that cannot be written would leave a process that looks alive and
+    // commits nothing: it is refused before anything starts (check-config checks it too).
+    const stateProblem = await unwritableStateDirectory(config);
+    if (stateProblem !== undefined) {
+      process.stderr.write(`pgcp-exporter run: ${stateProblem}\n`);
+      return 1;
+    }
     const logger = createLogger(config.log.level, undefined, config.log.format);
     const v8Flags = setDaemonV8Flags();
     const saver = startMemorySaver({
@@ -89,3 +89,9 @@ export const runCommand: Command = {
     return 0;
   },
 };
+
+/** Why the file store's directory cannot be used (made if missing), or undefined. */
+async function unwritableStateDirectory(config: Config): Promise<string | undefined> {
+  if (config.state.url !== undefined) return undefined;
+  return stateDirectoryProblem(config.state.dir, { keep: true });
+}

@@ -5,10 +5,12 @@ import { parseArgs } from "node:util";
 import {
   DEFAULT_USER_ID,
   startSimulator,
+  type KeyOwner,
   type RunningSimulator,
   type SimulatorOptions,
 } from "../simulator/index.js";
 import type { Command } from "./command.js";
+import { flagProblem, usageProblems } from "./usage.js";
 
 /** The key used when neither --api-key nor PGCP_SIM_API_KEY is given (printed at start). */
 export const DEMO_API_KEY = "sim-demo-key";
@@ -52,6 +54,23 @@ export function orgApiKey(n: number): string {
 
 class UsageError extends Error {}
 
+const SIMULATE_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  seed: { type: "string" },
+  "api-key": { type: "string" },
+  clock: { type: "string" },
+  traffic: { type: "boolean" },
+  projects: { type: "string" },
+  "operations-per-minute": { type: "string" },
+  "availability-checks": { type: "string" },
+  "no-availability-checks": { type: "boolean" },
+  organizations: { type: "string" },
+  "org-projects": { type: "string" },
+  "no-rate-limit": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function integerFlag(
   name: string,
   raw: string | undefined,
@@ -77,25 +96,10 @@ export function parseSimulateArgs(
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        seed: { type: "string" },
-        "api-key": { type: "string" },
-        clock: { type: "string" },
-        traffic: { type: "boolean" },
-        projects: { type: "string" },
-        "operations-per-minute": { type: "string" },
-        "availability-checks": { type: "string" },
-        "no-availability-checks": { type: "boolean" },
-        organizations: { type: "string" },
-        "org-projects": { type: "string" },
-        "no-rate-limit": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: SIMULATE_OPTIONS,
     }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(flagProblem(error, Object.keys(SIMULATE_OPTIONS)));
   }
   if (values.help === true) return "help";
   const clock = values.clock ?? "real";
@@ -176,6 +180,84 @@ function stopOnSignals(simulator: RunningSimulator): void {
   process.once("SIGTERM", onTerminate);
 }
 
+/** Project ids a banner lists per account; more are counted. */
+const LISTED_PROJECTS = 10;
+
+/** An account as the banner shows it: its key (when public) and its projects' ids. */
+export interface BannerAccount {
+  /** `personal account`, `organization org-…` */
+  readonly name: string;
+  /** The key, or undefined when the user chose it (a secret: never echoed). */
+  readonly apiKey: string | undefined;
+  readonly projectIds: readonly string[];
+}
+
+/**
+ * What the simulator prints when it starts: where it listens, its key, seed and clock, then
+ * each account (the main key's personal one and each organisation) with its key and project
+ * ids, and a first command to try: enough to write a first configuration without a request.
+ */
+export function simulatorBanner(
+  simulator: Pick<RunningSimulator, "apiUrl" | "url" | "seed" | "clockMode">,
+  accounts: readonly BannerAccount[],
+): string[] {
+  const [personal] = accounts;
+  const firstProject = accounts.find((a) => a.projectIds.length > 0)?.projectIds[0];
+  const key = personal?.apiKey ?? "<your key>";
+  return [
+    `simulator listening: ${simulator.apiUrl}`,
+    `  api key: ${personal?.apiKey ?? "(as configured)"}`,
+    `  seed:    ${simulator.seed}`,
+    `  clock:   ${simulator.clockMode}`,
+    `  control: ${simulator.url}/_sim`,
+    ...accounts.flatMap((account) => [
+      `  ${account.name}: api key ${account.apiKey ?? "(as configured)"} (${projectCount(account)})`,
+      ...(account.projectIds.length === 0 ? [] : [`    ${listedIds(account.projectIds)}`]),
+    ]),
+    "  try:",
+    `    PGCP_API_URL=${simulator.apiUrl} PGCP_API_KEY=${key} \\`,
+    `      pgcp-exporter check-config --connect --projects ${personal?.projectIds[0] ?? "all"}`,
+    ...(firstProject === undefined
+      ? ["  (no project yet: start with --traffic, or POST /api/v2/projects with the key)"]
+      : []),
+  ];
+}
+
+function projectCount(account: BannerAccount): string {
+  const n = account.projectIds.length;
+  return n === 0 ? "no projects yet" : `${n} project${n === 1 ? "" : "s"}`;
+}
+
+/** The first ids, and how many more (`projects: all` watches them all). */
+function listedIds(ids: readonly string[]): string {
+  const shown = ids.slice(0, LISTED_PROJECTS).join(", ");
+  const more = ids.length - LISTED_PROJECTS;
+  return more > 0 ? `${shown}, and ${more} more (projects: all watches every one)` : shown;
+}
+
+/** The accounts a started simulator holds: the main key's personal one, each organisation. */
+function bannerAccounts(simulator: RunningSimulator): BannerAccount[] {
+  const idsOf = (owner: KeyOwner) =>
+    simulator.plane.projects.list(owner, undefined, undefined, 1_000_000).projects.map((p) => p.id);
+  return [
+    {
+      name: "personal account",
+      // A key chosen by the user is not echoed; only the public demo key is.
+      apiKey: simulator.apiKey === DEMO_API_KEY ? DEMO_API_KEY : undefined,
+      projectIds: idsOf({ kind: "user", userId: DEFAULT_USER_ID }),
+    },
+    ...simulator.organizations.map((org, i) => ({
+      name: `organization ${org.id}`,
+      apiKey: orgApiKey(i + 1),
+      projectIds: idsOf({ kind: "org", orgId: org.id }),
+    })),
+  ];
+}
+
+function bannerLines(simulator: RunningSimulator): string[] {
+  return simulatorBanner(simulator, bannerAccounts(simulator));
+}
+
 export const simulateCommand: Command = {
   async run(argv) {
     let options;
@@ -183,7 +265,7 @@ export const simulateCommand: Command = {
       options = parseSimulateArgs(argv);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      process.stderr.write(`pgcp-exporter simulate: ${error.message}\n\n${USAGE}\n`);
+      process.stderr.write(usageProblems("simulate", [error.message]));
       return 2;
     }
     if (options === "help") {
@@ -192,20 +274,7 @@ export const simulateCommand: Command = {
     }
     const simulator = await startSimulator(options);
     stopOnSignals(simulator);
-    process.stdout.write(
-      [
-        `simulator listening: ${simulator.apiUrl}`,
-        // A key chosen by the user is not echoed; only the public demo key is.
-        `  api key: ${simulator.apiKey === DEMO_API_KEY ? DEMO_API_KEY : "(as configured)"}`,
-        `  seed:    ${simulator.seed}`,
-        `  clock:   ${simulator.clockMode}`,
-        `  control: ${simulator.url}/_sim`,
-        ...simulator.organizations.map(
-          (org, i) => `  organization ${org.id}: api key ${orgApiKey(i + 1)}`,
-        ),
-        "",
-      ].join("\n"),
-    );
+    process.stdout.write(bannerLines(simulator).join("\n") + "\n");
     // Keep running: the open server holds the process until a signal closes it, after which
     // the process ends on its own with exit code 0.
     return undefined;

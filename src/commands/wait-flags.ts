@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { RESOURCE_ID_PATTERN, idSchema } from "../contract/index.js";
 import { parseDuration } from "../config/index.js";
+import { flagProblem } from "./usage.js";
 
 export const WAIT_HELP = `usage: pgcp-exporter wait --project P (--operation ID ... | --open) [options]
 
@@ -72,7 +73,7 @@ export function parseWaitArgs(argv: readonly string[]): WaitArgs {
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true }));
   } catch (error) {
-    return { kind: "usage_error", problems: [(error as Error).message] };
+    return { kind: "usage_error", problems: [flagProblem(error, Object.keys(OPTIONS))] };
   }
   if (values.help === true) return { kind: "help" };
   const problems: string[] = [];

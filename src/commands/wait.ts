@@ -16,7 +16,9 @@ import type { Config } from "../config/index.js";
 import { waitVerdict, type ApiClient, type WaitResult } from "../api/index.js";
 import type { Operation } from "../contract/index.js";
 import { apiClientFor } from "../exporter/index.js";
+import { isNotFound, rootAnswersNotFound } from "./api-address.js";
 import type { Command } from "./command.js";
+import { usageProblems } from "./usage.js";
 import { WAIT_HELP, parseWaitArgs, type WaitRequest } from "./wait-flags.js";
 import {
   EXIT,
@@ -26,6 +28,7 @@ import {
   statusLine,
   summaryLines,
 } from "./wait-report.js";
+import { systemClock } from "../clock.js";
 
 export const waitCommand: Command = {
   async run(argv) {
@@ -35,8 +38,7 @@ export const waitCommand: Command = {
       return 0;
     }
     if (args.kind === "usage_error") {
-      const problems = args.problems.map((p) => `pgcp-exporter wait: ${p}\n`).join("");
-      process.stderr.write(`${problems}\n${WAIT_HELP}\n`);
+      process.stderr.write(usageProblems("wait", args.problems));
       return EXIT.usage;
     }
     const { request } = args;
@@ -58,7 +60,9 @@ export const waitCommand: Command = {
     try {
       return await waitFor(client, request);
     } catch (error) {
-      const { code, reason } = apiFailure(error, displayUrl(config.api.url));
+      // A 404 from a base URL that is not the API's (no /api/v2) names the URL, not --project.
+      const rootNotFound = isNotFound(error) && (await rootAnswersNotFound(client));
+      const { code, reason } = apiFailure(error, displayUrl(config.api.url), rootNotFound);
       process.stderr.write(`pgcp-exporter wait: ${reason}\n`);
       return code;
     } finally {
@@ -92,7 +96,7 @@ async function waitFor(client: ApiClient, request: WaitRequest): Promise<number>
       timeoutMs: request.timeoutMs,
       retryGraceMs: request.retryGraceMs,
       signal: stop.signal,
-      ...(text ? { onStatus: (change) => out(statusLine(change, Date.now())) } : {}),
+      ...(text ? { onStatus: (change) => out(statusLine(change, systemClock.wall())) } : {}),
     });
   } finally {
     process.off("SIGINT", interrupt);

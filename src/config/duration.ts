@@ -14,8 +14,11 @@ export function parseDuration(text: string): number | undefined {
   return parts.reduce((sum, p) => sum + Number(p[1]) * (UNITS[p[2] ?? ""] ?? 0), 0);
 }
 
+/** What a duration setting reads: a number of seconds or a string (told apart in messages). */
+export const durationInput = z.union([z.number(), z.string()]);
+
 /** A duration in config: a number of seconds or a string like `90s`, `5m`, `1h`. */
-export const durationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
+export const durationSchema = durationInput.transform((value, ctx) => {
   const seconds = typeof value === "number" ? value : parseDuration(value);
   if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) {
     ctx.addIssue({

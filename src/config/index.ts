@@ -1,8 +1,8 @@
 /**
  * Configuration: the schema with its defaults, durations, and loading from YAML, environment
- * and command line with errors listed by path, the accounts' API keys, the sinks' secrets, the silences (and the cron
- * expressions of recurring ones), the web configuration file, and what a reload may change
- * while running.
+ * and command line with every problem listed by path in our own words (`problems.ts`), the
+ * accounts' API keys, the sinks' secrets, the silences (and the cron expressions of recurring
+ * ones), the web configuration file, and what a reload may change while running.
  */
 export * from "./schema.js";
 export * from "./duration.js";
@@ -15,4 +15,6 @@ export * from "./web-config.js";
 export * from "./reload-plan.js";
 export * from "./silences.js";
 export * from "./cron.js";
+export { closest } from "./closest.js";
+export type { SettingHints } from "./problems.js";
 export type { Settings } from "./settings.js";

@@ -1,23 +1,74 @@
 /**
  * Loads the configuration: the YAML file, then environment variables, then command-line
  * overrides (later wins), validated as one object. Problems come back as a list, each naming
- * its path (`poll.interval: must be greater than zero`), never as a stack trace.
+ * its path (`poll.interval: must be greater than zero`), never as a stack trace; the words
+ * are ours (`problems.ts`).
  */
 import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { configSchema, type Config } from "./schema.js";
+import { issueMessages, issueProblems, pathText, readYaml, type Problem } from "./problems.js";
+import { CONFIG_HINTS, configSchema, silenceSinkProblems, type Config } from "./schema.js";
 import { secretsInFile } from "./secret-files.js";
+
+/** Where problems were found (`config.yaml`, `environment`) and what they are. */
+export interface ProblemSection {
+  readonly source: string;
+  readonly problems: readonly string[];
+}
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+  /** The problems by where they were found, in the order found. */
+  readonly sections: readonly ProblemSection[];
+  /** Private, so that no logger serialises it: it may hold the API key. */
+  readonly #input: RawConfig | undefined;
 
+  /**
+   * `problems` found in `source`, or several sections at once. `input`: the settings as merged
+   * before validation, when known, so that the files they name can still be checked.
+   */
   constructor(
-    readonly source: string,
-    readonly problems: readonly string[],
+    source: string | readonly ProblemSection[],
+    problems: readonly string[] = [],
+    input?: RawConfig,
   ) {
-    super(`invalid configuration (${source}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    const sections = typeof source === "string" ? [{ source, problems }] : source;
+    super(sections.map(sectionText).join("\n"));
+    this.sections = sections;
+    this.#input = input;
   }
+
+  /** The settings as merged before validation (secrets included: never to be shown). */
+  get input(): RawConfig | undefined {
+    return this.#input;
+  }
+
+  /** Where the (first) problems were found. */
+  get source(): string {
+    return this.sections[0]?.source ?? "configuration";
+  }
+
+  /** Every problem, naming its source when the problems come from several. */
+  get problems(): string[] {
+    if (this.sections.length === 1) return [...(this.sections[0]?.problems ?? [])];
+    return this.sections.flatMap((s) => s.problems.map((p) => `${s.source}: ${p}`));
+  }
+
+  /** One error listing every problem of `errors`, those of one source together. */
+  static combine(errors: readonly ConfigError[]): ConfigError {
+    const bySource = new Map<string, string[]>();
+    for (const section of errors.flatMap((e) => e.sections)) {
+      if (section.problems.length === 0) continue;
+      bySource.set(section.source, [...(bySource.get(section.source) ?? []), ...section.problems]);
+    }
+    return new ConfigError([...bySource].map(([source, problems]) => ({ source, problems })));
+  }
+}
+
+/** `invalid configuration (file):` and a line per problem, continuation lines indented. */
+function sectionText(section: ProblemSection): string {
+  const lines = section.problems.map((p) => `  - ${p.split("\n").join("\n      ")}`);
+  return `invalid configuration (${section.source}):\n${lines.join("\n")}`;
 }
 
 /** Plain nested object of settings, before validation. */
@@ -78,19 +129,34 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
       throw new ConfigError(source, [`cannot read the configuration file (${code})`]);
     }
     fromFile = parseYamlDocument(source, text);
-    const secrets = secretsInFile(fromFile);
-    if (secrets.length > 0) throw new ConfigError(source, secrets);
   }
   const file = options.file;
-  return resolveConfig(
-    source,
-    [fromFile, fromEnvironment(options.env ?? process.env), options.overrides ?? {}],
-    [
-      () => (file === undefined ? undefined : `the file ${file}`),
-      environmentVariableFor,
-      options.overrideOrigin ?? (() => "the command line"),
-    ],
+  // A secret written in the file is refused, and listed with every other problem.
+  const secrets = secretsInFile(fromFile);
+  let config: Config | undefined;
+  let invalid: ConfigError | undefined;
+  try {
+    config = resolveConfig(
+      source,
+      [fromFile, fromEnvironment(options.env ?? process.env), options.overrides ?? {}],
+      [
+        () => (file === undefined ? undefined : `the file ${file}`),
+        environmentVariableFor,
+        options.overrideOrigin ?? (() => "the command line"),
+      ],
+    );
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    invalid = error;
+  }
+  if (config !== undefined && secrets.length === 0) return config;
+  // A secret's key is named once, by where the secret belongs (not also as an unknown key).
+  const secretKeys = secrets.map((p) => `${p.slice(0, p.indexOf(": "))}: `);
+  const others = (invalid?.problems ?? []).filter(
+    (p) => !secretKeys.some((key) => p.startsWith(key)),
   );
+  // The settings go with the error either way: the files they name can still be checked.
+  throw new ConfigError(source, [...secrets, ...others], invalid?.input ?? config);
 }
 
 /**
@@ -104,22 +170,28 @@ export function resolveConfig(
 ): Config {
   // An absent `api` section is an empty one, so that a missing key is reported as api.key.
   const merged = layers.reduce<RawConfig>((acc, layer) => deepMerge(acc, layer), { api: {} });
-  const result = configSchema.safeParse(merged);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
-      const line = describeIssue(issue);
-      for (let i = layers.length - 1; i >= 0; i--) {
-        const layer = layers[i];
-        if (layer === undefined || !hasPath(layer, issue.path)) continue;
-        const origin = origins[i]?.(issue.path);
-        return origin === undefined ? line : `${line} (from ${origin})`;
-      }
-      return line;
-    });
-    throw new ConfigError(source, problems);
-  }
-  return result.data;
+  const result = configSchema.safeParse(merged, { error: CONFIG_MESSAGES });
+  // Checked on the settings as given, so that a silence wrong elsewhere is checked too.
+  const sinkProblems = silenceSinkProblems(merged);
+  if (result.success && sinkProblems.length === 0) return result.data;
+  const found: Problem[] = [
+    ...(result.success ? [] : issueProblems(result.error)),
+    ...sinkProblems.map(({ path, message }) => ({ path, text: `${pathText(path)}: ${message}` })),
+  ];
+  const problems = found.map(({ path, text }) => {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const layer = layers[i];
+      if (layer === undefined || !hasPath(layer, path)) continue;
+      const origin = origins[i]?.(path);
+      return origin === undefined ? text : `${text} (from ${origin})`;
+    }
+    return text;
+  });
+  throw new ConfigError(source, problems, merged);
 }
+
+/** Words every problem of the configuration a schema has not worded itself. */
+const CONFIG_MESSAGES = issueMessages(configSchema, CONFIG_HINTS);
 
 /** The environment variable that sets the setting at `path` (or the list it is part of). */
 function environmentVariableFor(path: readonly PropertyKey[]): string | undefined {
@@ -148,14 +220,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): RawConfig {
 }
 
 function parseYamlDocument(source: string, text: string): RawConfig {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text);
-  } catch (cause) {
-    throw new ConfigError(source, [
-      `not valid YAML: ${(cause as Error).message.split("\n")[0] ?? ""}`,
-    ]);
-  }
+  const read = readYaml(text);
+  if (!read.ok) throw new ConfigError(source, read.problems);
+  const parsed = read.value;
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ConfigError(source, ["the file must hold a mapping of settings"]);
@@ -165,14 +232,7 @@ function parseYamlDocument(source: string, text: string): RawConfig {
 
 /** One line per problem: `path.to[1].setting: message`. */
 export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map(describeIssue);
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join("");
-  return `${where || "(root)"}: ${issue.message}`;
+  return issueProblems(error).map((p) => p.text);
 }
 
 function numberOrString(value: string): unknown {

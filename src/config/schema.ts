@@ -6,6 +6,7 @@ import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { ALERT_KINDS } from "../store/index.js";
 import { durationSchema } from "./duration.js";
+import { unknownKey, type SettingHint, type SettingHints } from "./problems.js";
 import { silencesSchema } from "./silences.js";
 
 /** The real API's base address. */
@@ -103,7 +104,7 @@ const projectsSchema = z.union(
     z.literal("all"),
     z.array(projectIdSchema).min(1, "lists no project id (list at least one, or write all)"),
   ],
-  { error: () => "must be all or a list of project ids" },
+  { error: () => "must be all, or a list of project ids, for example [my-project-123456]" },
 );
 
 /** An organisation's id, as the API writes it (`org-morning-bread-81040908`). */
@@ -124,7 +125,12 @@ const accountSchema = z
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, '_', '.' or '-'"),
     /** The environment variable holding the account's API key (or `<NAME>_FILE`). */
     keyEnv: z
-      .string({ error: "is required: the environment variable that holds this account's key" })
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? "is required: the environment variable that holds this account's key"
+            : undefined,
+      })
       .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name"),
     /** The API's base address for this account; default `api.url`. */
     url: z.url({ protocol: /^https?$/ }).optional(),
@@ -297,14 +303,16 @@ function sinkKindSchema<K extends SinkKind>(kind: K) {
     {
       error: (issue) => {
         if (issue.code !== "unrecognized_keys") return undefined;
+        // A line per key, `key: why`, as every unknown-keys message (problems.ts).
+        const known = [...Object.keys(sinkCommon), "kind", ...Object.keys(SINK_KINDS[kind])];
         return issue.keys
           .map((key) => {
             const owners = SINK_KINDS_LIST.filter((k) => key in SINK_KINDS[k]);
             return owners.length === 0
-              ? `${key} is not a sink setting`
-              : `${key} is a setting of ${owners.join(" and ")} sinks only, not of ${kind} sinks`;
+              ? `${key}: ${unknownKey(key, known, issue.path ?? [])}`
+              : `${key}: is a setting of ${owners.join(" and ")} sinks only, not of ${kind} sinks`;
           })
-          .join("; ");
+          .join("\n");
       },
     },
   );
@@ -318,7 +326,7 @@ const sinkSchema = z.discriminatedUnion(
     sinkKindSchema("pagerduty"),
     sinkKindSchema("alertmanager"),
   ],
-  { error: `must be ${SINK_KINDS_LIST.join(", ")}` },
+  { error: `must be one of ${SINK_KINDS_LIST.join(", ")}` },
 );
 export type SinkConfig = z.infer<typeof sinkSchema>;
 export type SlackSinkConfig = Extract<SinkConfig, { kind: "slack" }>;
@@ -388,7 +396,10 @@ export const configSchema = z
     /** Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): `host:port` or `:port`. */
     listen: z
       .string()
-      .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, "must be host:port or :port")
+      .regex(
+        /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/,
+        'must be "host:port" or ":port", for example "0.0.0.0:9700"',
+      )
       .refine(
         (listen) => Number(listen.slice(listen.lastIndexOf(":") + 1)) <= 65_535,
         "the port must be 0..65535",
@@ -476,30 +487,56 @@ export const configSchema = z
   .strict()
   // Also when other settings are wrong, so that every problem is listed at once.
   .superRefine(checkAccounts, { when: () => true })
-  .superRefine((config, ctx) => {
-    if (config.history === "postgres" && config.state.url === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["history"],
-        message: "postgres needs the Postgres state store (set state.url or PGCP_STATE_URL)",
-      });
-    }
-    // A silence names configured sinks (with none configured, those taken from the environment).
-    const sinkNames = new Set(
-      config.sinks.length > 0 ? config.sinks.map((s) => s.name) : Object.keys(SINK_ENVIRONMENT),
-    );
-    config.silences.forEach((silence, i) => {
-      silence.sinks?.forEach((name, j) => {
-        if (!sinkNames.has(name)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["silences", i, "sinks", j],
-            message: `no sink is named ${name} (sinks: ${[...sinkNames].join(", ")})`,
-          });
-        }
-      });
+  .superRefine(checkHistory, { when: () => true });
+
+/** The archive needs the Postgres store. Reads the input loosely, as `checkAccounts`. */
+function checkHistory(
+  config: { history?: unknown; state?: { url?: unknown } },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (config.history === "postgres" && config.state?.url === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["history"],
+      message: "postgres needs the Postgres state store (set state.url or PGCP_STATE_URL)",
     });
+  }
+}
+
+/**
+ * Each sink a silence names that is not configured (with none configured, the sinks taken from
+ * the environment). Read from the settings before validation, as `resolveConfig` checks them,
+ * so that it is reported with every other problem, also of a silence that is wrong elsewhere.
+ */
+export function silenceSinkProblems(
+  config: unknown,
+): { readonly path: PropertyKey[]; readonly message: string }[] {
+  const listed = isRecord(config) && Array.isArray(config.sinks) ? (config.sinks as unknown[]) : [];
+  const names = listed.flatMap((sink) => {
+    const name = isRecord(sink) ? sink.name : undefined;
+    return typeof name === "string" ? [name] : [];
   });
+  const sinkNames = new Set(listed.length > 0 ? names : Object.keys(SINK_ENVIRONMENT));
+  const silences =
+    isRecord(config) && Array.isArray(config.silences) ? (config.silences as unknown[]) : [];
+  return silences.flatMap((silence, i) => {
+    const sinks = isRecord(silence) && Array.isArray(silence.sinks) ? silence.sinks : [];
+    return sinks.flatMap((name: unknown, j) =>
+      typeof name === "string" && !sinkNames.has(name)
+        ? [
+            {
+              path: ["silences", i, "sinks", j],
+              message: `no sink is named ${name} (sinks: ${[...sinkNames].join(", ") || "none"})`,
+            },
+          ]
+        : [],
+    );
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /**
  * Without `accounts`, the single-key settings make one account and are required; with it,
@@ -539,3 +576,111 @@ function checkAccounts(
 export type Config = z.infer<typeof configSchema>;
 /** The configuration before defaults: what a file, the environment and flags may say. */
 export type ConfigInput = z.input<typeof configSchema>;
+
+/** A routing rule's lists (of `drop`, `match` and silences), for problems to say. */
+const RULE_HINTS = (prefix: string): SettingHints => ({
+  [`${prefix}.projects`]: { expects: "a list of project ids", example: "[my-project-123456]" },
+  [`${prefix}.actions`]: { expects: "a list of actions", example: "[start_compute]" },
+  [`${prefix}.statuses`]: { expects: "a list of statuses", example: "[failed]" },
+  [`${prefix}.kinds`]: { expects: "a list of alert kinds", example: "[operation_failed]" },
+});
+
+const URL_HINT = (example: string): SettingHint => ({ expects: "an http(s) URL", example });
+const VARIABLE_HINT = (example: string): SettingHint => ({
+  expects: "the name of an environment variable",
+  example,
+});
+
+/**
+ * What the settings without a telling default expect, with an example, for problems to say
+ * (`listen: must be a string "host:port", for example "0.0.0.0:9700"`). Keys are paths, `[]`
+ * standing for a list's items; a setting with a default has its default as its example.
+ */
+export const CONFIG_HINTS: SettingHints = {
+  listen: { expects: 'a string "host:port"', example: '"0.0.0.0:9700"' },
+  "state.url": { expects: "a postgres:// URL", example: '"postgres://pgcp@db.example.com/pgcp"' },
+  "web.configFile": { expects: "a file's path", example: '"/etc/pgcp-exporter/web.yml"' },
+  "alerts.link": {
+    expects: "a URL with placeholders",
+    example: '"https://console.neon.tech/app/projects/{project_id}/operations"',
+  },
+  "alerts.statusPageUrl": URL_HINT('"https://pgcp-exporter.example.com/"'),
+  "stuck.actions": {
+    expects: "a mapping of actions to durations",
+    example: "{start_compute: 2m}",
+  },
+  "stuck.actions.*": { example: '"2m"' },
+  "metrics.include": {
+    expects: "a list of metric family names",
+    example: "[pgcp_operations_total]",
+  },
+  "metrics.exclude": {
+    expects: "a list of metric family names",
+    example: "[pgcp_operation_duration_seconds]",
+  },
+  accounts: {
+    expects: "a list of accounts",
+    example: "[{name: production, keyEnv: PGCP_PRODUCTION_KEY, projects: all}]",
+  },
+  "accounts[].name": { expects: "a name of letters, digits, _, . or -", example: "production" },
+  "accounts[].keyEnv": VARIABLE_HINT("PGCP_PRODUCTION_KEY"),
+  "accounts[].url": URL_HINT(`"${DEFAULT_API_URL}"`),
+  "accounts[].requestsPerMinute": { example: "700" },
+  "accounts[].burstPerSecond": { example: "40" },
+  "accounts[].concurrency": { example: "8" },
+  "accounts[].orgs": {
+    expects: "a list of organisation ids",
+    example: "[org-platform-team-12345678]",
+  },
+  sinks: { expects: "a list of sinks", example: "[{name: oncall, kind: slack}]" },
+  "sinks[].name": { expects: "a name of lowercase letters, digits, - or _", example: "oncall" },
+  "sinks[].drop": { expects: "a list of rules", example: "[{actions: [check_availability]}]" },
+  "sinks[].match": { expects: "a list of rules", example: "[{kinds: [operation_failed]}]" },
+  ...RULE_HINTS("sinks[].drop[]"),
+  ...RULE_HINTS("sinks[].match[]"),
+  "sinks[].maxBatch": { example: "50" },
+  "sinks[].urlEnv": VARIABLE_HINT("PGCP_SLACK_WEBHOOK_URL"),
+  "sinks[].secretEnv": VARIABLE_HINT("PGCP_WEBHOOK_SECRET"),
+  "sinks[].routingKeyEnv": VARIABLE_HINT("PGCP_PAGERDUTY_ROUTING_KEY"),
+  "sinks[].urlsEnv": VARIABLE_HINT("PGCP_ALERTMANAGER_URL"),
+  "sinks[].usernameEnv": VARIABLE_HINT("ALERTMANAGER_USERNAME"),
+  "sinks[].passwordEnv": VARIABLE_HINT("ALERTMANAGER_PASSWORD"),
+  "sinks[].tokenEnv": VARIABLE_HINT("ALERTMANAGER_TOKEN"),
+  "sinks[].headers": {
+    expects: "a mapping of header names to values",
+    example: "{X-Team: databases}",
+  },
+  "sinks[].headers.*": { expects: "a header value", example: '"databases"' },
+  "sinks[].urls": { expects: "a list of http(s) URLs", example: "[http://alertmanager-0:9093]" },
+  "sinks[].urls[]": URL_HINT('"http://alertmanager-0:9093"'),
+  "sinks[].labels": { expects: "a mapping of label names to values", example: "{team: databases}" },
+  "sinks[].labels.*": { expects: "a label value", example: '"databases"' },
+  "sinks[].runbookUrls.operation_failed": URL_HINT('"https://runbooks.example.com/failed"'),
+  "sinks[].runbookUrls.operation_stuck": URL_HINT('"https://runbooks.example.com/stuck"'),
+  "sinks[].runbookUrls.operation_retrying": URL_HINT('"https://runbooks.example.com/retrying"'),
+  silences: {
+    expects: "a list of silences",
+    example: '[{name: nightly, cron: "0 2 * * *", duration: 2h}]',
+  },
+  "silences[].name": {
+    expects: "a name of lowercase letters, digits, - or _",
+    example: "nightly-maintenance",
+  },
+  "silences[].comment": { expects: "a text", example: '"the nightly config push"' },
+  ...RULE_HINTS("silences[]"),
+  "silences[].sinks": { expects: "a list of sink names", example: "[oncall]" },
+  "silences[].start": {
+    expects: "an RFC 3339 date-time with an offset",
+    example: '"2025-06-01T22:00:00+02:00"',
+  },
+  "silences[].end": {
+    expects: "an RFC 3339 date-time with an offset",
+    example: '"2025-06-02T02:00:00+02:00"',
+  },
+  "silences[].cron": {
+    expects: "a five-field cron expression (minute hour day-of-month month day-of-week)",
+    example: '"0 2 * * *"',
+  },
+  "silences[].duration": { example: '"2h"' },
+  "silences[].timezone": { expects: "an IANA time zone name", example: "Europe/Berlin" },
+};

@@ -48,13 +48,31 @@ export function readSecretFiles(
   env: NodeJS.ProcessEnv,
   names: readonly string[],
 ): NodeJS.ProcessEnv {
+  const read = secretFiles(env, names);
+  if (read.problems.length > 0) throw new ConfigError("environment", read.problems);
+  return read.env;
+}
+
+/**
+ * As `readSecretFiles`, with its problems returned rather than thrown, and the variables they
+ * are about (`failed`): what depends on those can be left unreported, as said once already.
+ */
+export function secretFiles(
+  env: NodeJS.ProcessEnv,
+  names: readonly string[],
+): { env: NodeJS.ProcessEnv; problems: string[]; failed: string[] } {
   const out: NodeJS.ProcessEnv = { ...env };
   const problems: string[] = [];
+  const failed: string[] = [];
+  const fail = (name: string, problem: string) => {
+    problems.push(problem);
+    failed.push(name);
+  };
   for (const name of new Set(names)) {
     const file = env[`${name}_FILE`];
     if (file === undefined || file === "") continue;
     if ((env[name] ?? "") !== "") {
-      problems.push(`${name}: set ${name} or ${name}_FILE, not both`);
+      fail(name, `${name}: set ${name} or ${name}_FILE, not both`);
       continue;
     }
     let value: string;
@@ -62,14 +80,13 @@ export function readSecretFiles(
       value = readFileSync(file, "utf8").replace(/\r?\n$/, "");
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code ?? "error";
-      problems.push(`${name}_FILE: cannot read ${file} (${code})`);
+      fail(name, `${name}_FILE: cannot read ${file} (${code})`);
       continue;
     }
-    if (value === "") problems.push(`${name}_FILE: ${file} is empty`);
+    if (value === "") fail(name, `${name}_FILE: ${file} is empty`);
     else out[name] = value;
   }
-  if (problems.length > 0) throw new ConfigError("environment", problems);
-  return out;
+  return { env: out, problems, failed };
 }
 
 /** Secrets written in the configuration file: refused, with where they belong instead. */

@@ -8,9 +8,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { createSecureContext } from "node:tls";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError, describeIssues } from "./load.js";
+import { issueMessages, readYaml, type SettingHints } from "./problems.js";
 
 /** How the server treats client certificates, by the exporter toolkit's names. */
 export const CLIENT_AUTH_TYPES = [
@@ -85,6 +85,45 @@ const fileSchema = z
   })
   .strict();
 
+/** What the settings without a default expect, for problems to say (see `CONFIG_HINTS`). */
+const WEB_HINTS: SettingHints = {
+  "tls_server_config.cert_file": {
+    expects: "a file's path",
+    example: '"/etc/pgcp-exporter/tls.crt"',
+  },
+  "tls_server_config.key_file": {
+    expects: "a file's path",
+    example: '"/etc/pgcp-exporter/tls.key"',
+  },
+  "tls_server_config.client_ca_file": {
+    expects: "a file's path",
+    example: '"/etc/pgcp-exporter/client-ca.crt"',
+  },
+  "tls_server_config.cert": {
+    expects: "a certificate in PEM",
+    example: "|\n  -----BEGIN CERTIFICATE-----…",
+  },
+  "tls_server_config.key": {
+    expects: "a private key in PEM",
+    example: "|\n  -----BEGIN PRIVATE KEY-----…",
+  },
+  "http_server_config.headers": {
+    expects: "a mapping of header names to values",
+    example: '{Strict-Transport-Security: "max-age=31536000"}',
+  },
+  "http_server_config.headers.*": { expects: "a header value", example: '"max-age=31536000"' },
+  basic_auth_users: {
+    expects: "a mapping of user names to bcrypt hashes",
+    example: '{prometheus: "$2y$10$…"}',
+  },
+  "basic_auth_users.*": { expects: "a bcrypt hash", example: '"$2y$10$…"' },
+};
+
+const WEB_MESSAGES = issueMessages(fileSchema, WEB_HINTS);
+
+/** The files `tls_server_config` names, by setting. */
+const TLS_FILES = ["cert_file", "key_file", "client_ca_file"] as const;
+
 export interface TlsSettings {
   readonly cert: Buffer;
   readonly key: Buffer;
@@ -115,14 +154,14 @@ export async function loadWebConfig(file: string): Promise<WebSecurity> {
   } catch (cause) {
     throw fail([`cannot read the file (${(cause as NodeJS.ErrnoException).code ?? "error"})`]);
   }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (cause) {
-    throw fail([`not valid YAML: ${(cause as Error).message.split("\n")[0] ?? ""}`]);
+  const read = readYaml(text);
+  if (!read.ok) throw fail(read.problems);
+  const raw = read.value ?? {};
+  const parsed = fileSchema.safeParse(raw, { error: WEB_MESSAGES });
+  if (!parsed.success) {
+    // The files it names are checked too, so that every problem is listed at once.
+    throw fail([...describeIssues(parsed.error), ...(await unreadableFiles(raw))]);
   }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) throw fail(describeIssues(parsed.error));
   const { tls_server_config: tlsConfig, http_server_config: http } = parsed.data;
 
   let tls: TlsSettings | undefined;
@@ -180,6 +219,23 @@ export async function loadWebConfig(file: string): Promise<WebSecurity> {
     users: new Map(Object.entries(parsed.data.basic_auth_users ?? {})),
     headers: http?.headers ?? {},
   };
+}
+
+/** A problem for each file `tls_server_config` names (as a string) that cannot be read. */
+async function unreadableFiles(raw: unknown): Promise<string[]> {
+  const tls =
+    typeof raw === "object" && raw !== null && "tls_server_config" in raw
+      ? raw.tls_server_config
+      : undefined;
+  if (typeof tls !== "object" || tls === null) return [];
+  const problems: string[] = [];
+  for (const key of TLS_FILES) {
+    const path: unknown = (tls as Record<string, unknown>)[key];
+    if (typeof path === "string" && path !== "") {
+      await readPem(path, `tls_server_config.${key}`, problems);
+    }
+  }
+  return problems;
 }
 
 async function readPem(path: string, setting: string, problems: string[]) {

@@ -15,7 +15,7 @@
  * second daemon on the same directory gets `StateDirectoryInUseError` instead of sharing it.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { open, readFile, readdir, rename, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { StateFileError, type StateStore } from "./state-store.js";
@@ -27,7 +27,7 @@ import {
 } from "./state-dir-lock.js";
 import type { ProjectState } from "./project-state.js";
 import { parseStateDocument } from "./state-document.js";
-import { describe, isNotFound, syncDirectory } from "./fs-primitives.js";
+import { describe, isNotFound, makeDirectory, syncDirectory } from "./fs-primitives.js";
 
 const SUFFIX = ".state.json";
 /**
@@ -63,12 +63,8 @@ export class FileStateStore implements StateStore {
    * process owns the directory now; such a file was never a committed state).
    */
   async open(): Promise<void> {
-    const probe = path.join(this.directory, `.write-probe-${randomBytes(6).toString("hex")}`);
     try {
-      await mkdir(this.directory, { recursive: true });
-      const handle = await open(probe, "w");
-      await handle.close();
-      await rm(probe, { force: true });
+      await probeDirectory(this.directory, { keep: true });
       this.#lock ??= await StateDirLock.acquire(this.directory, {
         ...this.options.lock,
         onEvent: (event) => this.onLockEvent?.(event),
@@ -83,8 +79,6 @@ export class FileStateStore implements StateStore {
         "unwritable",
         `state directory is not writable: ${describe(cause)}`,
       );
-    } finally {
-      await rm(probe, { force: true }).catch(() => undefined);
     }
   }
 
@@ -146,6 +140,54 @@ export class FileStateStore implements StateStore {
     const lock = this.#lock;
     this.#lock = undefined;
     await lock?.release();
+  }
+}
+
+/**
+ * Why the file store cannot use `directory` (`the state directory /x/state cannot be written:
+ * ENOTDIR: not a directory, mkdir '/x/state'`), or undefined when it can: the directory exists or can be made, and takes a new file. With
+ * `keep: false` (a check of the configuration) nothing is left behind: the directories made
+ * for the check are removed again.
+ */
+export async function stateDirectoryProblem(
+  directory: string,
+  options: { readonly keep: boolean },
+): Promise<string | undefined> {
+  try {
+    await probeDirectory(directory, options);
+    return undefined;
+  } catch (cause) {
+    return `the state directory ${directory} cannot be written: ${describe(cause)}`;
+  }
+}
+
+/**
+ * Makes `directory` if it is missing and writes and removes a probe file in it; throws the
+ * file system's error. Without `keep`, removes the directories it made.
+ */
+async function probeDirectory(directory: string, options: { readonly keep: boolean }) {
+  const made = await makeDirectory(directory);
+  const probe = path.join(directory, `.write-probe-${randomBytes(6).toString("hex")}`);
+  try {
+    const handle = await open(probe, "w");
+    await handle.close();
+  } finally {
+    await rm(probe, { force: true }).catch(() => undefined);
+    if (!options.keep && made !== undefined) await removeMade(directory, made);
+  }
+}
+
+/** Removes `directory` and its parents up to `made`, the first directory mkdir made (if empty). */
+async function removeMade(directory: string, made: string): Promise<void> {
+  let current = path.resolve(directory);
+  const top = path.resolve(made);
+  for (;;) {
+    const removed = await rmdir(current).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || current === top || path.dirname(current) === current) return;
+    current = path.dirname(current);
   }
 }
 

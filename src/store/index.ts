@@ -9,7 +9,12 @@
 export * from "./state-store.js";
 export * from "./project-state.js";
 export * from "./state-document.js";
-export { FileStateStore, parseState, type FileStateStoreOptions } from "./file-store.js";
+export {
+  FileStateStore,
+  parseState,
+  stateDirectoryProblem,
+  type FileStateStoreOptions,
+} from "./file-store.js";
 export * from "./state-dir-lock.js";
 export * from "./alert-record.js";
 export * from "./operation-snapshot.js";

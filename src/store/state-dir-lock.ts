@@ -33,6 +33,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, isNotFound, syncDirectory } from "./fs-primitives.js";
+import { systemClock } from "../clock.js";
 
 /** The lock file's name in the state directory. */
 export const LOCK_FILE = ".pgcp-exporter.lock";
@@ -161,7 +162,7 @@ export class StateDirLock {
     private readonly settings: Settings,
   ) {
     this.file = path.join(directory, LOCK_FILE);
-    this.#lastVerifiedMs = Date.now();
+    this.#lastVerifiedMs = systemClock.monotonic();
   }
 
   /**
@@ -178,7 +179,7 @@ export class StateDirLock {
     const holder = {
       pid: settings.pid,
       host: settings.host,
-      startedAt: new Date().toISOString(),
+      startedAt: new Date(systemClock.wall()).toISOString(),
       token: randomBytes(8).toString("hex"),
     };
     const body = `${JSON.stringify(holder)}\n`;
@@ -188,8 +189,8 @@ export class StateDirLock {
     let replaced: { previous: LockHolder | undefined; reason: string } | undefined;
     let seen: Inspection | undefined;
     try {
-      const deadline = Date.now() + TAKER_WAIT_MS;
-      while (Date.now() < deadline) {
+      const deadline = systemClock.monotonic() + TAKER_WAIT_MS;
+      while (systemClock.monotonic() < deadline) {
         if (await createExclusively(file, body)) {
           const lock = new StateDirLock(directory, holder, settings);
           await removeTemporaries(directory, settings.staleMs);
@@ -242,7 +243,7 @@ export class StateDirLock {
     if (
       this.#lost === undefined &&
       !this.#released &&
-      Date.now() - this.#lastVerifiedMs > 2 * this.settings.heartbeatMs
+      systemClock.monotonic() - this.#lastVerifiedMs > 2 * this.settings.heartbeatMs
     ) {
       await this.heartbeat();
     }
@@ -282,9 +283,9 @@ export class StateDirLock {
     try {
       seen = await inspect(this.file);
       if (seen?.holder?.token === this.holder.token) {
-        const now = new Date();
+        const now = new Date(systemClock.wall());
         await utimes(this.file, now, now);
-        this.#lastVerifiedMs = Date.now();
+        this.#lastVerifiedMs = systemClock.monotonic();
         this.#heartbeatFailed = false;
         return;
       }
@@ -380,7 +381,7 @@ async function inspect(file: string): Promise<Inspection | undefined> {
   try {
     const { mtimeMs } = await handle.stat();
     const text = await handle.readFile("utf8");
-    return { text, holder: parseHolder(text), ageMs: Math.max(0, Date.now() - mtimeMs) };
+    return { text, holder: parseHolder(text), ageMs: Math.max(0, systemClock.wall() - mtimeMs) };
   } finally {
     await handle.close();
   }
@@ -453,22 +454,10 @@ function isZombie(pid: number): boolean {
  */
 async function createExclusively(file: string, body: string): Promise<boolean> {
   const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeDurably(temporary, body);
   try {
-    await link(temporary, file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A lock exists (or the temporary document vanished): the caller looks at what is there.
-    if (code === "EEXIST" || code === "ENOENT") return false;
-    if (!NO_HARD_LINKS.has(code ?? "")) throw error;
-    // No hard links here: exclusive creation in place (a kill in the middle leaves a lock that
-    // cannot be parsed, stale after the window).
-    try {
-      await writeDurably(file, body);
-    } catch (inPlace) {
-      if ((inPlace as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw inPlace;
-    }
+    // Inside the try: a write that fails (a full disk) leaves no temporary behind either.
+    await writeDurably(temporary, body);
+    if (!(await linkExclusively(temporary, file, body))) return false;
   } finally {
     await rm(temporary, { force: true }).catch(() => undefined);
   }
@@ -476,16 +465,46 @@ async function createExclusively(file: string, body: string): Promise<boolean> {
   return true;
 }
 
+/** Links the written `temporary` to `file`, or writes `file` in place without hard links. */
+async function linkExclusively(temporary: string, file: string, body: string): Promise<boolean> {
+  try {
+    await link(temporary, file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A lock exists (or the temporary document vanished): the caller looks at what is there.
+    if (code === "EEXIST" || code === "ENOENT") return false;
+    if (!NO_HARD_LINKS.has(code ?? "")) throw error;
+  }
+  // No hard links here: exclusive creation in place (a kill in the middle leaves a lock that
+  // cannot be parsed, stale after the window).
+  try {
+    await writeDurably(file, body);
+    return true;
+  } catch (inPlace) {
+    if ((inPlace as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw inPlace;
+  }
+}
+
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"]);
 
-/** Writes `body` to a new file (`wx`: fails if it exists), fsynced. */
+/**
+ * Writes `body` to a new file (`wx`: fails if it exists), fsynced. A file it created but could
+ * not write whole (a full disk) is removed: half a document is never left behind.
+ */
 async function writeDurably(file: string, body: string): Promise<void> {
   const handle = await open(file, "wx", 0o644);
   try {
-    await handle.writeFile(body, "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(body, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await rm(file, { force: true }).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -532,7 +551,7 @@ async function removeTemporaries(directory: string, staleMs: number): Promise<vo
       if (!LOCK_TEMPORARY.test(name)) continue;
       const file = path.join(directory, name);
       const { mtimeMs } = await stat(file);
-      if (Date.now() - mtimeMs > staleMs) await rm(file, { force: true });
+      if (systemClock.wall() - mtimeMs > staleMs) await rm(file, { force: true });
     }
   } catch {
     // Left for the next holder: such a file is never taken for a lock.

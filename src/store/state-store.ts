@@ -39,6 +39,7 @@ export class StateFileError extends Error {
     readonly problem: StateFileProblem,
     detail: string,
   ) {
-    super(`${detail}: ${file}`);
+    // Named once: a file-system error already quotes the path it failed on.
+    super(detail.includes(`'${file}'`) ? detail : `${detail}: ${file}`);
   }
 }

@@ -2,13 +2,13 @@
  * `pgcp-exporter check-config`, run as the built command: problems listed by path with exit 2,
  * and with --connect one request per project against the simulator.
  */
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { runCli as cli, type CliRun } from "../support/run-cli.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { simulatorWithProject } from "../support/simulator-suite.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let sim: TestSimulator;
 let projectId: string;
@@ -29,7 +29,7 @@ async function checkConfigHiding(
 }
 
 it("lists every problem by its path and exits 2", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");
   await writeFile(
     file,
@@ -44,7 +44,7 @@ it("lists every problem by its path and exits 2", async () => {
 });
 
 it("names where each wrong value came from, and what a missing one should be", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");
   await writeFile(file, "projects: []\nlog:\n  level: loud\n");
   const fromAll = await cli(["check-config", "--config", file, "--listen", ":99999"], {
@@ -70,7 +70,7 @@ it("names where each wrong value came from, and what a missing one should be", a
 });
 
 it("refuses secrets written in the file, saying where they belong", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");
   const key = "napi_in_the_file_0123456789";
   await writeFile(
@@ -90,7 +90,7 @@ it("refuses secrets written in the file, saying where they belong", async () => 
 });
 
 it("reads each secret from the file a _FILE variable names, as mounted secrets are", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const dir = await tempDir("pgcp-check-");
   const keyFile = path.join(dir, "api-key");
   const hookFile = path.join(dir, "webhook-url");
   // As `kubectl create secret` and Docker write them: a trailing newline.
@@ -191,6 +191,8 @@ it("checks the key and each project with one request when asked to connect", asy
   expect(bad.code).toBe(1);
   expect(bad.stdout).toContain(`ok      ${projectId}`);
   expect(bad.stdout).toMatch(/FAILED {2}no-such-project: .*404/);
+  // The API answers at its root: the project is what it does not know, not the address.
+  expect(bad.stdout).not.toContain("base URL");
 
   const unauthorised = await cli(
     ["check-config", "--connect", "--api-url", sim.apiUrl, "--projects", projectId],
@@ -198,7 +200,22 @@ it("checks the key and each project with one request when asked to connect", asy
   );
   expect(unauthorised.code).toBe(1);
   expect(unauthorised.stdout).toContain("check PGCP_API_KEY");
+  // The API error names its request id; the line says it once.
+  expect(unauthorised.stdout.match(/request id/g)).toHaveLength(1);
   expect(unauthorised.stdout + unauthorised.stderr).not.toContain("wrong-key-123");
+});
+
+it("names a base URL that answers 404 even at /projects (no /api/v2) as the fault", async () => {
+  const root = sim.apiUrl.replace(/\/api\/v2$/, "");
+  const run = await cli(["check-config", "--connect", "--api-url", root, "--projects", projectId], {
+    PGCP_API_KEY: sim.apiKey,
+  });
+  expect(run.code).toBe(1);
+  expect(run.stdout).toMatch(new RegExp(`FAILED {2}${projectId}: .*404`));
+  expect(run.stdout).toContain(
+    `FAILED  the API base URL ${root}/ looks wrong: it answers 404 at /projects too ` +
+      "(the API's base URL ends in /api/v2, as https://console.neon.tech/api/v2; check api.url or PGCP_API_URL)",
+  );
 });
 
 it("checks each account's key, organisations and projects when asked to connect", async () => {
@@ -206,7 +223,7 @@ it("checks each account's key, organisations and projects when asked to connect"
   const globex = await sim.sim.createOrganization({ name: "Globex" });
   await sim.sim.createApiKey({ key: "key-globex-0123", org: globex.id });
   const inGlobex = (await sim.sim.createProject({ org_id: globex.id })).project.id;
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-check-"));
+  const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");
   await writeFile(
     file,

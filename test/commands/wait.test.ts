@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
 import { runsThen, type Steps } from "../support/operation-steps.js";
 import { CLI } from "../support/daemon-process.js";
-import { runCli, type CliRun } from "../support/run-cli.js";
+import { runCli, tmpdirEnv, type CliRun } from "../support/run-cli.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { simulatorWithProject } from "../support/simulator-suite.js";
 import { waitFor } from "../support/wait.js";
@@ -116,7 +116,12 @@ it("exits 3 when an operation is still open at the timeout", async () => {
 it("stops on Ctrl-C with the summary of where things stand, exit 130", async () => {
   const slow = await script(runsThen("finished", 600));
   const child = spawn(process.execPath, [CLI, "wait", "--project", projectId, ...ids(slow)], {
-    env: { PATH: process.env.PATH ?? "", PGCP_API_URL: sim.apiUrl, PGCP_API_KEY: sim.apiKey },
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...tmpdirEnv(),
+      PGCP_API_URL: sim.apiUrl,
+      PGCP_API_KEY: sim.apiKey,
+    },
   });
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -175,12 +180,25 @@ describe("exit 2", () => {
     [["--open", "--interval", "soon"], '--interval "soon" is not a positive duration'],
     [["--open", "--output", "yaml"], '--output "yaml" is neither text nor json'],
     [["--operation", "x", "--branch", "br-1"], "use them with --open"],
-    [["--open", "--colour"], "Unknown option '--colour'"],
-  ])("refuses %j with the usage", async (args, problem) => {
+    [["--open", "--colour"], "unknown option --colour"],
+    [["--open", "--projetc", "x"], "unknown option --projetc; did you mean --project?"],
+  ])("refuses %j, saying where to read the usage", async (args, problem) => {
     const run = await wait(args);
     expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^pgcp-exporter wait: /);
     expect(run.stderr).toContain(problem);
-    expect(run.stderr).toContain("usage: pgcp-exporter wait");
+    expect(run.stderr).toContain("run `pgcp-exporter wait --help` for usage");
+    expect(run.stderr).not.toContain("usage: pgcp-exporter wait");
+  });
+
+  it("names a base URL that answers 404 even at /projects, not --project", async () => {
+    const url = sim.apiUrl.replace(/\/api\/v2$/, "");
+    const run = await wait(["--open", ...FAST], { PGCP_API_URL: url });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`the API base URL ${url}`);
+    expect(run.stderr).toContain("answers 404 at /projects too");
+    expect(run.stderr).toContain("ends in /api/v2");
+    expect(run.stderr).not.toContain("--project");
   });
 
   it("says an operation the API does not know is not found", async () => {

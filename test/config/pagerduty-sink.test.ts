@@ -105,10 +105,11 @@ describe("a pagerduty sink", () => {
         ],
       }),
     ).toEqual([
-      "sinks[0]: secretEnv is a setting of webhook sinks only, not of pagerduty sinks; headers is a setting of webhook sinks only, not of pagerduty sinks",
-      "sinks[1]: routingKeyEnv is a setting of pagerduty sinks only, not of slack sinks",
-      "sinks[2]: routingKeyEnv is a setting of pagerduty sinks only, not of webhook sinks",
-      expect.stringMatching(/^sinks\[3\]\.kind: must be slack, webhook, pagerduty/),
+      "sinks[0].secretEnv: is a setting of webhook sinks only, not of pagerduty sinks",
+      "sinks[0].headers: is a setting of webhook sinks only, not of pagerduty sinks",
+      "sinks[1].routingKeyEnv: is a setting of pagerduty sinks only, not of slack sinks",
+      "sinks[2].routingKeyEnv: is a setting of pagerduty sinks only, not of webhook sinks",
+      "sinks[3].kind: must be one of slack, webhook, pagerduty, alertmanager",
     ]);
     expect(
       problems({
@@ -122,9 +123,9 @@ describe("a pagerduty sink", () => {
         ],
       }),
     ).toEqual([
-      "sinks[0].url: Invalid URL",
-      expect.stringMatching(/^sinks\[0\]\.severity\.operation_failed: .*critical.*info/),
-      'sinks[0].severity: Unrecognized key: "operation_recovered"',
+      'sinks[0].url: must be an http(s) URL, for example "https://events.pagerduty.com/v2/enqueue"',
+      "sinks[0].severity.operation_failed: must be one of critical, error, warning, info",
+      "sinks[0].severity.operation_recovered: unknown setting (sinks[0].severity takes operation_failed, operation_stuck, operation_retrying)",
     ]);
   });
 
@@ -226,7 +227,7 @@ describe("alerts.statusPageUrl", () => {
         .alerts.statusPageUrl,
     ).toBe("https://pgcp.example.test/");
     expect(problems({ alerts: { statusPageUrl: "ftp://pgcp.example.test/" } })).toEqual([
-      "alerts.statusPageUrl: Invalid URL",
+      'alerts.statusPageUrl: must be an http(s) URL, for example "https://pgcp-exporter.example.com/"',
     ]);
   });
 });

@@ -217,6 +217,7 @@ describe("the alert rules' expressions on the same data", () => {
     PgcpOperationsStuck: ["project", "action"],
     PgcpExporterDown: [],
     PgcpConfigReloadFailed: [],
+    PgcpAccountKeyRefused: ["account"],
     PgcpProjectPollFailing: ["project"],
     PgcpProjectStale: ["project"],
     PgcpProjectBlocked: ["project", "problem"],

@@ -71,7 +71,7 @@ describe("flags", () => {
     });
   });
 
-  test("bad flags exit 2 with a message and the usage", async () => {
+  test("bad flags exit 2 with a message and where to read the usage", async () => {
     const stderr = vi.spyOn(process.stderr, "write").mockReturnValue(true);
     for (const argv of [
       ["--port", "70000"],
@@ -90,7 +90,9 @@ describe("flags", () => {
     const written = stderr.mock.calls.map((c) => String(c[0])).join("");
     expect(written).toContain('--port must be an integer from 0 to 65535, got "70000"');
     expect(written).toContain('--clock must be real or manual, got "fast"');
-    expect(written).toContain("usage: pgcp-exporter simulate");
+    expect(written).toContain("pgcp-exporter simulate: unknown option --bogus\n");
+    expect(written).toContain("run `pgcp-exporter simulate --help` for usage\n");
+    expect(written).not.toContain("usage: pgcp-exporter simulate");
     expect(written).toContain("--org-projects needs --organizations");
     expect(written).toContain("--no-availability-checks contradicts --availability-checks");
   });
@@ -120,6 +122,57 @@ test("runs until SIGTERM, then stops its server", async () => {
   });
   expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("SIGTERM received");
   expect(process.listenerCount("SIGTERM")).toBe(0);
+});
+
+test("prints each account's project ids and a first command to try", async () => {
+  const stdout = vi.spyOn(process.stdout, "write").mockReturnValue(true);
+  vi.spyOn(process.stderr, "write").mockReturnValue(true);
+  const argv = ["--port", "0", "--clock", "manual", "--seed", "3", "--projects", "12"];
+  argv.push("--organizations", "1", "--org-projects", "2");
+  expect(await simulateCommand.run(argv)).toBe(undefined);
+  const printed = stdout.mock.calls.map((c) => String(c[0])).join("");
+  try {
+    const apiUrl = /simulator listening: (\S+)/.exec(printed)?.[1] ?? "";
+    const auth = { headers: { Authorization: `Bearer ${DEMO_API_KEY}` } };
+    const listed = (await (await fetch(`${apiUrl}/projects?limit=100`, auth)).json()) as {
+      projects: { id: string }[];
+    };
+    const ids = listed.projects.map((p) => p.id);
+    expect(ids).toHaveLength(12);
+    expect(printed).toContain(`  personal account: api key ${DEMO_API_KEY} (12 projects)\n`);
+    // Ten listed, the rest counted.
+    expect(printed).toContain(
+      `    ${ids.slice(0, 10).join(", ")}, and 2 more (projects: all watches every one)\n`,
+    );
+    expect(printed).toMatch(
+      / {2}organization org-[a-z0-9-]+: api key sim-org-key-1 \(2 projects\)\n/,
+    );
+    expect(printed).toContain(`PGCP_API_URL=${apiUrl} PGCP_API_KEY=${DEMO_API_KEY}`);
+    expect(printed).toContain(`pgcp-exporter check-config --connect --projects ${ids[0] ?? ""}`);
+  } finally {
+    process.emit("SIGTERM");
+    await vi.waitFor(() => {
+      expect(process.listenerCount("SIGTERM")).toBe(0);
+    });
+  }
+});
+
+test("says when an account has no project yet, and never echoes a key of the user's", async () => {
+  const stdout = vi.spyOn(process.stdout, "write").mockReturnValue(true);
+  vi.spyOn(process.stderr, "write").mockReturnValue(true);
+  const argv = ["--port", "0", "--clock", "manual", "--api-key", "my-own-secret-key"];
+  expect(await simulateCommand.run(argv)).toBe(undefined);
+  const printed = stdout.mock.calls.map((c) => String(c[0])).join("");
+  try {
+    expect(printed).toContain("  personal account: api key (as configured) (no projects yet)\n");
+    expect(printed).toContain("start with --traffic, or POST /api/v2/projects");
+    expect(printed).not.toContain("my-own-secret-key");
+  } finally {
+    process.emit("SIGTERM");
+    await vi.waitFor(() => {
+      expect(process.listenerCount("SIGTERM")).toBe(0);
+    });
+  }
 });
 
 test("--organizations prints each organisation's id and key, which see its projects", async () => {

@@ -165,7 +165,7 @@ describe("an operation with several alerts", () => {
   );
 
   it("resolves with one recovery every alert of an operation each receiver was sent", async () => {
-    // apply_storage_config is stuck at once (the simulated clock lags the wall clock).
+    // apply_storage_config is stuck once it has been open for a second by the API's clock.
     const exporter = await start([
       { stuck: { default: 86_400, actions: { start_compute: 86_400, apply_storage_config: 1 } } },
     ]);
@@ -181,6 +181,7 @@ describe("an operation with several alerts", () => {
       ]);
       const of = (receiver: ScriptedReceiver, kind: string) =>
         received(receiver).filter((a) => a.operation_id === op.id && a.kind === kind);
+      await sim.sim.advance(1.5);
       await waitFor("the stuck alert", () => of(picky, "operation_stuck")[0]);
       // Each step is seen before the next: failed, retried, failed again.
       for (let failures = 1; failures <= 2; failures++) {
