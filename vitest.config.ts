@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -12,5 +13,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Most files wait on loopback HTTP and simulated time, not on the CPU: two files a core
+    // (vitest's default is one fewer than the cores, a single file on a 2-core machine).
+    maxWorkers: Math.max(2, availableParallelism() * 2),
   },
 });
