@@ -27,6 +27,9 @@ export interface CallSpec<T> {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Makes one call with the client's transport, limiter and policy (`executeCall`, bound). */
+export type Call = <T>(spec: CallSpec<T>) => Promise<T>;
+
 export interface CallDeps {
   readonly options: ResolvedOptions;
   readonly transport: Transport;

@@ -1,14 +1,7 @@
-import { z } from "zod";
 import {
   OPERATIONS_LIMIT,
-  PROJECTS_LIMIT,
-  compiledEndpointsResponseSchema,
   compiledOperationsPageSchema,
-  endpointOperationsResponseSchema,
-  endpointSchema,
   operationResponseSchema,
-  projectListItemSchema,
-  projectsPageEntriesSchema,
   type CreateEndpointRequest,
   type Endpoint,
   type EndpointOperationsResponse,
@@ -18,12 +11,14 @@ import {
   type ProjectsPage,
   type UpdateEndpointRequest,
 } from "../contract/index.js";
-import { executeCall, type CallDeps, type CallSpec } from "./call.js";
+import { executeCall, type Call, type CallDeps } from "./call.js";
 import { Turns } from "./turns.js";
 import { resolveOptions, type ApiClientOptions } from "./options.js";
-import { pageIsConsistent, walkPages } from "./paging.js";
+import { checkLimit, pageIsConsistent, walkPages, withCursor } from "./paging.js";
+import { projectCalls } from "./project-calls.js";
+import { endpointCalls } from "./endpoint-calls.js";
 import { RateLimiter, type RateLimiterStats } from "./rate-limiter.js";
-import { paths, type RouteName } from "./routes.js";
+import { paths } from "./routes.js";
 import { ServerClock } from "./server-clock.js";
 import { Transport } from "./transport.js";
 import { findOpenOperations, operationReader, type OpenFilter } from "./operation-reads.js";
@@ -183,9 +178,6 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-/** `GET /projects/{project_id}/endpoints/{endpoint_id}` (real API). */
-const endpointResponseSchema = z.object({ endpoint: endpointSchema });
-
 const operationCount = (page: OperationsPage): number => page.operations.length;
 
 export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
@@ -206,7 +198,7 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
     turns: new Turns(),
     serverClock: new ServerClock(),
   };
-  const call = <T>(spec: CallSpec<T>): Promise<T> => executeCall(deps, spec);
+  const call: Call = (spec) => executeCall(deps, spec);
 
   const listOperations: ApiClient["listOperations"] = async (projectId, page, callOptions) => {
     checkLimit("operations", page.limit, OPERATIONS_LIMIT);
@@ -232,57 +224,6 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
     return body.operation;
   };
 
-  const listProjects: ApiClient["listProjects"] = async (page, callOptions) => {
-    const limit = page?.limit ?? PROJECTS_LIMIT.default;
-    checkLimit("projects", limit, PROJECTS_LIMIT);
-    const read = await call({
-      route: "listProjects",
-      method: "GET",
-      path: paths.projects(),
-      query: { limit, cursor: page?.cursor, org_id: page?.orgId },
-      schema: projectsPageEntriesSchema,
-      check: pageIsConsistent(page?.cursor, limit, (p) => p.projects.length),
-      signal: callOptions?.signal,
-    });
-    const projects: ProjectListItem[] = [];
-    const skipped: SkippedProject[] = [];
-    for (const entry of read.projects) {
-      const parsed = projectListItemSchema.safeParse(entry);
-      if (parsed.success) projects.push(parsed.data);
-      else skipped.push(skippedProject(entry, parsed.error));
-    }
-    return { ...read, projects, skipped };
-  };
-
-  /** The calls that change an endpoint all answer `{endpoint, operations}`. */
-  const endpointChange = (
-    route: RouteName,
-    method: "POST" | "PATCH",
-    path: string,
-    body: unknown,
-    callOptions: CallOptions | undefined,
-  ): Promise<EndpointOperationsResponse> =>
-    call({
-      route,
-      method,
-      path,
-      body,
-      schema: endpointOperationsResponseSchema,
-      signal: callOptions?.signal,
-    });
-
-  /** `POST …/endpoints/{id}/{action}`: no body, the same answer as every change. */
-  const endpointAction =
-    (route: RouteName, action: "start" | "suspend" | "restart"): EndpointAction =>
-    (projectId, endpointId, callOptions) =>
-      endpointChange(
-        route,
-        "POST",
-        paths.endpointAction(projectId, endpointId, action),
-        undefined,
-        callOptions,
-      );
-
   return {
     listOperations,
     operationPages(projectId, walk, callOptions) {
@@ -296,69 +237,8 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       );
     },
     getOperation,
-    listProjects,
-    async *allProjects(walk, callOptions) {
-      const limit = walk?.limit ?? PROJECTS_LIMIT.default;
-      checkLimit("projects", limit, PROJECTS_LIMIT);
-      const pages = walkPages(
-        (cursor) =>
-          listProjects({ ...withCursor({ limit }, cursor), orgId: walk?.orgId }, callOptions),
-        (page) => page.projects.length + page.skipped.length,
-        limit,
-        walk?.startCursor,
-      );
-      for await (const page of pages) {
-        for (const skipped of page.skipped) walk?.onSkipped?.(skipped);
-        yield* page.projects;
-      }
-    },
-    async listEndpoints(projectId, callOptions) {
-      const body = await call({
-        route: "listEndpoints",
-        method: "GET",
-        path: paths.endpoints(projectId),
-        schema: compiledEndpointsResponseSchema,
-        signal: callOptions?.signal,
-      });
-      return body.endpoints;
-    },
-    async getEndpoint(projectId, endpointId, callOptions) {
-      const body = await call({
-        route: "getEndpoint",
-        method: "GET",
-        path: paths.endpoint(projectId, endpointId),
-        schema: endpointResponseSchema,
-        signal: callOptions?.signal,
-      });
-      return body.endpoint;
-    },
-    createEndpoint: (projectId, endpoint, callOptions) =>
-      endpointChange(
-        "createEndpoint",
-        "POST",
-        paths.endpoints(projectId),
-        { endpoint },
-        callOptions,
-      ),
-    updateEndpoint: (projectId, endpointId, changes, callOptions) =>
-      endpointChange(
-        "updateEndpoint",
-        "PATCH",
-        paths.endpoint(projectId, endpointId),
-        { endpoint: changes },
-        callOptions,
-      ),
-    deleteEndpoint: (projectId, endpointId, callOptions) =>
-      call({
-        route: "deleteEndpoint",
-        method: "DELETE",
-        path: paths.endpoint(projectId, endpointId),
-        schema: endpointOperationsResponseSchema.nullable(),
-        signal: callOptions?.signal,
-      }),
-    startEndpoint: endpointAction("startEndpoint", "start"),
-    suspendEndpoint: endpointAction("suspendEndpoint", "suspend"),
-    restartEndpoint: endpointAction("restartEndpoint", "restart"),
+    ...projectCalls(call),
+    ...endpointCalls(call),
     waitForOperations: (projectId, operations, waitOptions) =>
       followOperations(
         operationReader({ listOperations, getOperation }, projectId),
@@ -385,32 +265,4 @@ export function createApiClient(clientOptions: ApiClientOptions): ApiClient {
       await deps.transport.close();
     },
   };
-}
-
-function skippedProject(entry: unknown, error: z.ZodError): SkippedProject {
-  const id = (entry as { id?: unknown } | null)?.id;
-  const issue = error.issues[0];
-  return {
-    id:
-      id === undefined
-        ? "(none)"
-        : JSON.stringify((typeof id === "string" ? id : JSON.stringify(id)).slice(0, 100)),
-    problem:
-      issue === undefined
-        ? "does not match the schema"
-        : `${issue.path.map(String).join(".") || "(entry)"}: ${issue.message}`,
-  };
-}
-
-function withCursor(page: { limit: number }, cursor: string | undefined): PageParams {
-  return cursor === undefined ? page : { ...page, cursor };
-}
-
-/** A limit outside the API's bounds is a programming error, not something to send. */
-function checkLimit(list: string, limit: number, bounds: { min: number; max: number }): void {
-  if (!Number.isInteger(limit) || limit < bounds.min || limit > bounds.max) {
-    throw new RangeError(
-      `${list} limit must be an integer in ${bounds.min}..${bounds.max}, got ${limit}`,
-    );
-  }
 }

@@ -58,3 +58,24 @@ export function pageIsConsistent<P extends CursorPage>(
     return undefined;
   };
 }
+
+/** A page's request: the first one, or the one after `cursor`. */
+export function withCursor(
+  page: { limit: number },
+  cursor: string | undefined,
+): { limit: number; cursor?: string } {
+  return cursor === undefined ? page : { ...page, cursor };
+}
+
+/** A limit outside the API's bounds is a programming error, not something to send. */
+export function checkLimit(
+  list: string,
+  limit: number,
+  bounds: { min: number; max: number },
+): void {
+  if (!Number.isInteger(limit) || limit < bounds.min || limit > bounds.max) {
+    throw new RangeError(
+      `${list} limit must be an integer in ${bounds.min}..${bounds.max}, got ${limit}`,
+    );
+  }
+}

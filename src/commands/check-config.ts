@@ -29,7 +29,10 @@ ${CONFIG_FLAGS_HELP}`;
 
 export const checkConfigCommand: Command = {
   async run(argv) {
-    const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"], { stateDir: true });
+    const loaded = await loadFromArgs("check-config", HELP, argv, ["connect"], {
+      stateDir: true,
+      metricNames: true,
+    });
     if (loaded.kind === "exit") return loaded.code;
     const { config, accounts, sinks, web } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");

@@ -2,7 +2,8 @@
  * The configuration flags shared by `run` and `check-config`, and loading the configuration
  * from them: file, environment, then flags. Every problem is printed at once, by path, never
  * as a stack: the file's settings, the secrets, the web configuration file and (for
- * `check-config`) the state directory are all checked before any is reported.
+ * `check-config`) the state directory and the metric families named by `metrics.include` and
+ * `metrics.exclude` are all checked before any is reported.
  */
 import { parseArgs } from "node:util";
 import {
@@ -15,11 +16,13 @@ import {
   secretFiles,
   sinkVariables,
   SECRET_VARIABLES,
+  configSchema,
   type Config,
   type RawConfig,
   loadWebConfig,
   type Settings,
 } from "../config/index.js";
+import { metricListProblems } from "../metrics/index.js";
 import { stateDirectoryProblem } from "../store/index.js";
 import { flagProblem, usageProblems } from "./usage.js";
 
@@ -107,6 +110,8 @@ export type LoadedFromArgs =
 export interface LoadChecks {
   /** Also check that the state directory can be written, or made (leaving nothing behind). */
   readonly stateDir?: boolean;
+  /** Also check that `metrics.include` and `metrics.exclude` name families that are served. */
+  readonly metricNames?: boolean;
 }
 
 /**
@@ -202,6 +207,13 @@ async function loadSettings(
     if (problem !== undefined) {
       errors.push(new ConfigError(source, [`state.dir: ${problem}`]));
     }
+  }
+  if (checks.metricNames === true) {
+    const metrics = config?.metrics ?? configSchema.shape.metrics.safeParse(input?.metrics).data;
+    const problems = (metrics === undefined ? [] : metricListProblems(metrics)).map(
+      (p) => `metrics.${p.list}: ${p.text}`,
+    );
+    if (problems.length > 0) errors.push(new ConfigError(source, problems));
   }
   if (config === undefined) throw combined(errors, failed);
   const valid = config;

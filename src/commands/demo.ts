@@ -12,8 +12,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, resolveConfig } from "../config/index.js";
-import { DEFAULT_USER_ID, startSimulator } from "../simulator/index.js";
+import { ConfigError, resolveConfig, type Config } from "../config/index.js";
+import {
+  DEFAULT_USER_ID,
+  startSimulator,
+  type Organization,
+  type RunningSimulator,
+} from "../simulator/index.js";
 import { createSplitLogger } from "../logger.js";
 import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
@@ -57,72 +62,87 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
+/** The demo's flags, checked. */
+interface DemoFlags {
+  readonly values: ReturnType<typeof parseDemoArgs>["values"];
+  readonly projects: number;
+  readonly seed: number;
+  readonly summaryEvery: number;
+}
+
+function parseDemoArgs(argv: string[]) {
+  return parseArgs({ args: argv, strict: true, options: DEMO_OPTIONS });
+}
+
+/** The flags, or the exit code after the help or a problem was printed. */
+function demoFlags(argv: string[]): DemoFlags | number {
+  let values;
+  try {
+    ({ values } = parseDemoArgs(argv));
+  } catch (error) {
+    process.stderr.write(usageProblems("demo", [flagProblem(error, Object.keys(DEMO_OPTIONS))]));
+    return 2;
+  }
+  if (values.help === true) {
+    process.stdout.write(HELP + "\n");
+    return 0;
+  }
+  const projects = Number(values.projects ?? "5");
+  const seed = Number(values.seed ?? "1");
+  if (!Number.isInteger(projects) || projects < 1 || projects > 1000) {
+    process.stderr.write("pgcp-exporter demo: --projects must be an integer from 1 to 1000\n");
+    return 2;
+  }
+  if (!Number.isInteger(seed) || seed < 0) {
+    process.stderr.write("pgcp-exporter demo: --seed must be a non-negative integer\n");
+    return 2;
+  }
+  const summaryEvery = Number(values["summary-every"] ?? "30");
+  if (!Number.isFinite(summaryEvery) || summaryEvery < 0) {
+    process.stderr.write("pgcp-exporter demo: --summary-every must be a number of seconds\n");
+    return 2;
+  }
+  return { values, projects, seed, summaryEvery };
+}
+
+/** The simulator with live traffic: the personal projects, and two organisations' projects. */
+async function startDemoSimulator(
+  projects: number,
+  seed: number,
+): Promise<{ simulator: RunningSimulator; acme: Organization; globex: Organization }> {
+  const orgProjects = 2 * ORG_PROJECTS;
+  const simulator = await startSimulator({
+    apiKey: DEMO_KEY,
+    clock: "real",
+    seed,
+    // The demo key's user is a member of Acme; Globex is reached with its own key.
+    organizations: [
+      { name: "Acme Analytics", members: [DEFAULT_USER_ID], projects: ORG_PROJECTS },
+      { name: "Globex Labs", apiKeys: [DEMO_ORG_KEY], projects: ORG_PROJECTS },
+    ],
+    traffic: {
+      projects,
+      operationsPerMinute: 20 * (projects + orgProjects),
+      failureShare: 0.15,
+    },
+  });
+  const [acme, globex] = simulator.organizations;
+  if (acme === undefined || globex === undefined) {
+    throw new Error("the demo's simulator has two organisations");
+  }
+  return { simulator, acme, globex };
+}
+
 export const demoCommand: Command = {
   async run(argv) {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, strict: true, options: DEMO_OPTIONS }));
-    } catch (error) {
-      process.stderr.write(usageProblems("demo", [flagProblem(error, Object.keys(DEMO_OPTIONS))]));
-      return 2;
-    }
-    if (values.help === true) {
-      process.stdout.write(HELP + "\n");
-      return 0;
-    }
-    const projects = Number(values.projects ?? "5");
-    const seed = Number(values.seed ?? "1");
-    if (!Number.isInteger(projects) || projects < 1 || projects > 1000) {
-      process.stderr.write("pgcp-exporter demo: --projects must be an integer from 1 to 1000\n");
-      return 2;
-    }
-    if (!Number.isInteger(seed) || seed < 0) {
-      process.stderr.write("pgcp-exporter demo: --seed must be a non-negative integer\n");
-      return 2;
-    }
-    const summaryEvery = Number(values["summary-every"] ?? "30");
-    if (!Number.isFinite(summaryEvery) || summaryEvery < 0) {
-      process.stderr.write("pgcp-exporter demo: --summary-every must be a number of seconds\n");
-      return 2;
-    }
-
-    const orgProjects = 2 * ORG_PROJECTS;
-    const simulator = await startSimulator({
-      apiKey: DEMO_KEY,
-      clock: "real",
-      seed,
-      // The demo key's user is a member of Acme; Globex is reached with its own key.
-      organizations: [
-        { name: "Acme Analytics", members: [DEFAULT_USER_ID], projects: ORG_PROJECTS },
-        { name: "Globex Labs", apiKeys: [DEMO_ORG_KEY], projects: ORG_PROJECTS },
-      ],
-      traffic: {
-        projects,
-        operationsPerMinute: 20 * (projects + orgProjects),
-        failureShare: 0.15,
-      },
-    });
-    const [acme, globex] = simulator.organizations;
-    if (acme === undefined || globex === undefined) {
-      throw new Error("the demo's simulator has two organisations");
-    }
+    const flags = demoFlags(argv);
+    if (typeof flags === "number") return flags;
+    const { values, projects, summaryEvery } = flags;
+    const { simulator, acme, globex } = await startDemoSimulator(projects, flags.seed);
     const stateDir = await mkdtemp(path.join(tmpdir(), "pgcp-demo-"));
     let config;
     try {
-      config = resolveConfig("demo", [
-        {
-          api: { url: simulator.apiUrl },
-          accounts: [
-            { name: "personal", keyEnv: "PGCP_DEMO_KEY", projects: "all", orgs: [acme.id] },
-            { name: "globex", keyEnv: "PGCP_DEMO_GLOBEX_KEY", projects: "all" },
-          ],
-          discoveryInterval: 10,
-          state: { dir: stateDir },
-          listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
-          poll: { interval: 5, fastInterval: 2, endpointsInterval: 10 },
-          log: { level: values["log-level"] ?? "info" },
-        },
-      ]);
+      config = demoConfig(simulator.apiUrl, acme.id, stateDir, values);
     } catch (error) {
       await simulator.close();
       await rm(stateDir, { recursive: true, force: true });
@@ -170,22 +190,17 @@ export const demoCommand: Command = {
       return 1;
     }
     process.stderr.write(
-      [
-        "",
-        "pgcp-exporter demo is running:",
-        `  status:     ${exporter.server.url}/`,
-        `  metrics:    ${exporter.server.url}/metrics`,
-        `  health:     ${exporter.server.url}/healthz, ${exporter.server.url}/readyz`,
-        `  simulator:  ${simulator.apiUrl} (API key "${DEMO_KEY}")`,
-        `  accounts:   personal: key "${DEMO_KEY}", its ${projects} projects and ${acme.name} (${acme.id})`,
-        `              globex: key "${DEMO_ORG_KEY}", ${globex.name} (${globex.id})`,
-        `  alerts:     printed below as they arrive (a signed webhook to ${printer.url})`,
-        `  state:      ${stateDir}`,
-        `  log:        ${logFile} (every operation; warnings and errors also below)`,
-        ...(summaryEvery > 0 ? [`  summary:    below, every ${summaryEvery} s`] : []),
-        "Press Ctrl-C to stop.",
-        "",
-      ].join("\n") + "\n",
+      banner({
+        serverUrl: exporter.server.url,
+        simulator,
+        acme,
+        globex,
+        projects,
+        printerUrl: printer.url,
+        stateDir,
+        logFile,
+        summaryEvery,
+      }),
     );
     let periodStart = systemClock.monotonic();
     const summarize = () => {
@@ -194,14 +209,7 @@ export const demoCommand: Command = {
     };
     const summaries = summaryEvery > 0 ? setInterval(summarize, summaryEvery * 1000) : undefined;
 
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", () => {
-        resolve();
-      });
-      process.once("SIGTERM", () => {
-        resolve();
-      });
-    });
+    await untilStopped();
     if (summaries !== undefined) clearInterval(summaries);
     await exporter.stop();
     summarize();
@@ -213,3 +221,71 @@ export const demoCommand: Command = {
     return 0;
   },
 };
+
+/** The exporter's configuration: two accounts against the simulator, short intervals. */
+function demoConfig(
+  apiUrl: string,
+  acmeId: string,
+  stateDir: string,
+  values: DemoFlags["values"],
+): Config {
+  return resolveConfig("demo", [
+    {
+      api: { url: apiUrl },
+      accounts: [
+        { name: "personal", keyEnv: "PGCP_DEMO_KEY", projects: "all", orgs: [acmeId] },
+        { name: "globex", keyEnv: "PGCP_DEMO_GLOBEX_KEY", projects: "all" },
+      ],
+      discoveryInterval: 10,
+      state: { dir: stateDir },
+      listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
+      poll: { interval: 5, fastInterval: 2, endpointsInterval: 10 },
+      log: { level: values["log-level"] ?? "info" },
+    },
+  ]);
+}
+
+/** Resolves on Ctrl-C (SIGINT) or SIGTERM. */
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once("SIGINT", () => {
+      resolve();
+    });
+    process.once("SIGTERM", () => {
+      resolve();
+    });
+  });
+}
+
+/** Where to look, printed once the demo runs. */
+function banner(at: {
+  readonly serverUrl: string;
+  readonly simulator: RunningSimulator;
+  readonly acme: Organization;
+  readonly globex: Organization;
+  readonly projects: number;
+  readonly printerUrl: string;
+  readonly stateDir: string;
+  readonly logFile: string;
+  readonly summaryEvery: number;
+}): string {
+  const { serverUrl, acme, globex, summaryEvery } = at;
+  return (
+    [
+      "",
+      "pgcp-exporter demo is running:",
+      `  status:     ${serverUrl}/`,
+      `  metrics:    ${serverUrl}/metrics`,
+      `  health:     ${serverUrl}/healthz, ${serverUrl}/readyz`,
+      `  simulator:  ${at.simulator.apiUrl} (API key "${DEMO_KEY}")`,
+      `  accounts:   personal: key "${DEMO_KEY}", its ${at.projects} projects and ${acme.name} (${acme.id})`,
+      `              globex: key "${DEMO_ORG_KEY}", ${globex.name} (${globex.id})`,
+      `  alerts:     printed below as they arrive (a signed webhook to ${at.printerUrl})`,
+      `  state:      ${at.stateDir}`,
+      `  log:        ${at.logFile} (every operation; warnings and errors also below)`,
+      ...(summaryEvery > 0 ? [`  summary:    below, every ${summaryEvery} s`] : []),
+      "Press Ctrl-C to stop.",
+      "",
+    ].join("\n") + "\n"
+  );
+}

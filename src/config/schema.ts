@@ -12,6 +12,19 @@ import { silencesSchema } from "./silences.js";
 /** The real API's base address. */
 export const DEFAULT_API_URL = "https://console.neon.tech/api/v2";
 
+/**
+ * How much per-project and per-endpoint detail `/metrics` carries (`metrics.detail`), each
+ * level serving the families of the levels before it too: `minimal`, what the shipped alert
+ * rules read and whether each project is polled; `standard`, also what the shipped dashboards
+ * read, with an endpoint as two series (its info, sizes included, and its current state);
+ * `full`, every family, an endpoint's state as a state set and its sizes as gauges.
+ */
+export const DETAIL_LEVELS = ["minimal", "standard", "full"] as const;
+
+export type DetailLevel = (typeof DETAIL_LEVELS)[number];
+
+export const DEFAULT_DETAIL: DetailLevel = "standard";
+
 const positiveDuration = durationSchema.refine((s) => s > 0, "must be greater than zero");
 
 const apiSchema = z
@@ -52,6 +65,18 @@ const pollSchema = z
     jitter: z.number().min(0).max(0.5).default(0.1),
     /** Share of the rate limit the scheduler plans to spend; the rest absorbs retries. */
     headroom: z.number().gt(0).max(1).default(0.9),
+    /**
+     * How intervals follow the budget: `activity` (projects with recent operations keep their
+     * interval, idle ones stretch first) or `uniform` (every interval stretches by one factor).
+     */
+    strategy: z.enum(["activity", "uniform"]).default("activity"),
+    /**
+     * The longest a project waits between polls (activity strategy); `auto`: twice the interval
+     * the uniform strategy would give every project.
+     */
+    maxInterval: z.union([z.literal("auto"), positiveDuration]).default("auto"),
+    /** How long after its last new or changed operation a project counts as active. */
+    activeWindow: positiveDuration.default(3600),
     firstPageLimit: z.number().int().min(1).max(1000).default(50),
     pageLimit: z.number().int().min(1).max(1000).default(500),
     /** Pages one poll reads before it commits and goes on in the next poll (catch-up). */
@@ -448,11 +473,10 @@ export const configSchema = z
     metrics: z
       .object({
         /**
-         * How much per-project and per-endpoint detail to export: `minimal` (what the shipped
-         * alert rules read), `standard` (also what the shipped dashboards read) or `full`
-         * (every family); `docs/metrics.md` gives each family's level and series.
+         * How much per-project and per-endpoint detail to export (`DETAIL_LEVELS`);
+         * `docs/metrics.md` gives each family's level and series.
          */
-        detail: z.enum(["minimal", "standard", "full"]).default("standard"),
+        detail: z.enum(DETAIL_LEVELS).default(DEFAULT_DETAIL),
         /** Also export the duration histogram per project (multiplies its series). */
         perProjectHistograms: z.boolean().default(false),
         /** Export only these of the families the detail level serves (names); empty: all of them. */
@@ -467,7 +491,7 @@ export const configSchema = z
       })
       .strict()
       .default({
-        detail: "standard",
+        detail: DEFAULT_DETAIL,
         perProjectHistograms: false,
         include: [],
         exclude: [],
@@ -598,6 +622,7 @@ const VARIABLE_HINT = (example: string): SettingHint => ({
  */
 export const CONFIG_HINTS: SettingHints = {
   listen: { expects: 'a string "host:port"', example: '"0.0.0.0:9700"' },
+  "poll.maxInterval": { expects: "auto or a duration", example: '"30m"' },
   "state.url": { expects: "a postgres:// URL", example: '"postgres://pgcp@db.example.com/pgcp"' },
   "web.configFile": { expects: "a file's path", example: '"/etc/pgcp-exporter/web.yml"' },
   "alerts.link": {

@@ -1,16 +1,24 @@
 /**
  * The running exporter's engine, given each account's API client and the state store:
- * `daemon.ts` polls the watched projects on each account's scheduler and delivers their alerts;
- * `project-roster.ts` keeps each watched project's sync, account, lease token and poll in
- * flight; `step-effects.ts` decides what a poll leads to (reports, log lines, deliveries, the
- * scheduler's view); `discovery-loop.ts` runs discovery again every interval;
- * `account-discovery.ts` lists an account's projects (`all`, organisations);
- * `project-owners.ts` picks the one account that watches each project; `departures.ts` keeps the
- * series of projects no longer found for a grace period; `store-backend.ts` says where the state
- * lives and whether projects are shared through leases; `transition-log.ts` picks which
- * transitions get a log line of their own; `bounded.ts` is a bounded `forEach`. The observer
- * interface it reports through is `sync/observer.ts`, below every part that listens.
+ * `daemon.ts` starts, reconfigures and stops the parts that `assembly.ts` builds in order:
+ * `lease-share.ts` (the lease manager: this replica's share of the projects, fencing),
+ * `project-roster.ts` (each watched project's sync, account, lease token and poll in flight),
+ * `delivery.ts` (the notifier), `account-runner.ts` (each account's client and scheduler polling
+ * its projects and listing their endpoints, with what the API refuses), `watched-projects.ts`
+ * (which projects are watched, under which account; their states loaded) and
+ * `project-discovery.ts` (what the accounts list and discover, again every interval with
+ * `discovery-loop.ts` and `account-discovery.ts`). `step-effects.ts` decides what a poll leads
+ * to, purely, and `apply-effects.ts` carries it out; `transition-log.ts` picks which transitions
+ * get a log line of their own; `project-owners.ts` picks the one account that watches each
+ * project; `departures.ts` keeps the series of projects no longer found for a grace period;
+ * `store-backend.ts` says where the state lives; `bounded.ts` is a bounded `forEach`;
+ * `daemon-registry.ts` holds the accounts and lease manager for what is built before the daemon
+ * (metrics, status page). The observer interface it reports through is `sync/observer.ts`.
  */
 export * from "./daemon.js";
+export type { AccountClient, DaemonDependencies } from "./assembly.js";
+export { pollOptionsFrom } from "./assembly.js";
+export type { DaemonAccount, KeyRefusal } from "./account-runner.js";
+export { DaemonRegistry } from "./daemon-registry.js";
 export type { StoreBackend } from "./store-backend.js";
 export { broadcast, type DaemonObserver } from "../sync/index.js";

@@ -39,6 +39,8 @@ export interface JobResult {
   readonly refused?: RefusalKind;
   /** The API answered: the account's key is good. */
   readonly answered?: boolean;
+  /** The poll found new or changed operations. */
+  readonly active?: boolean;
 }
 
 export interface StepEffects {
@@ -82,47 +84,8 @@ const NONE: Omit<StepEffects, "job"> = {
 export function stepEffects(outcome: StepOutcome, context: StepContext): StepEffects {
   const project = context.projectId;
   switch (outcome.kind) {
-    case "committed": {
-      const { result, dropped } = outcome;
-      const reports: Report[] = [
-        { event: "committed", result, durationSeconds: context.durationSeconds },
-      ];
-      const logs: LogLine[] = [];
-      if (dropped.length > 0) {
-        reports.push({ event: "alertsDropped", count: dropped.length });
-        logs.push({
-          level: "error",
-          fields: { project, dropped: dropped.length, limit: context.outboxLimit },
-          message: "the alert outbox is full; new alerts were dropped",
-        });
-      }
-      for (const { kind, count, example } of result.anomalies) {
-        logs.push({
-          level: "warn",
-          fields: { project, anomaly: kind, count, operation: example },
-          message: `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
-        });
-      }
-      logs.push(...refusalEnded(context));
-      logs.push({
-        level: "debug",
-        fields: {
-          project,
-          requests: result.requests,
-          transitions: result.transitions.length,
-          catchingUp: result.catchingUp,
-        },
-        message: "poll committed",
-      });
-      return {
-        ...NONE,
-        reports,
-        logs,
-        transitions: planTransitionLog(result.transitions),
-        deliver: result.alerts.length > 0,
-        job: { requests: result.requests, open: context.open, answered: true },
-      };
-    }
+    case "committed":
+      return committedEffects(outcome, context);
     case "blocked":
       return {
         ...NONE,
@@ -186,6 +149,58 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
       };
     }
   }
+}
+
+/** A committed poll: its reports, the odd answers it worked around, the end of a refusal. */
+function committedEffects(
+  outcome: Extract<StepOutcome, { kind: "committed" }>,
+  context: StepContext,
+): StepEffects {
+  const project = context.projectId;
+  const { result, dropped } = outcome;
+  const reports: Report[] = [
+    { event: "committed", result, durationSeconds: context.durationSeconds },
+  ];
+  const logs: LogLine[] = [];
+  if (dropped.length > 0) {
+    reports.push({ event: "alertsDropped", count: dropped.length });
+    logs.push({
+      level: "error",
+      fields: { project, dropped: dropped.length, limit: context.outboxLimit },
+      message: "the alert outbox is full; new alerts were dropped",
+    });
+  }
+  for (const { kind, count, example } of result.anomalies) {
+    logs.push({
+      level: "warn",
+      fields: { project, anomaly: kind, count, operation: example },
+      message: `the API's answer was odd: ${ANOMALY_MEANING[kind]}`,
+    });
+  }
+  logs.push(...refusalEnded(context));
+  logs.push({
+    level: "debug",
+    fields: {
+      project,
+      requests: result.requests,
+      transitions: result.transitions.length,
+      catchingUp: result.catchingUp,
+    },
+    message: "poll committed",
+  });
+  return {
+    ...NONE,
+    reports,
+    logs,
+    transitions: planTransitionLog(result.transitions),
+    deliver: result.alerts.length > 0,
+    job: {
+      requests: result.requests,
+      open: context.open,
+      answered: true,
+      active: result.transitions.length > 0,
+    },
+  };
 }
 
 /**

@@ -18,7 +18,14 @@ export interface ConfigLoads {
   lastSuccessMs: number;
 }
 
+/** The loads before any reload: the start's, at `nowMs`. */
+export function startLoads(nowMs: number): ConfigLoads {
+  return { lastReloadSuccessful: true, lastSuccessMs: nowMs };
+}
+
 export interface ReloaderOptions {
+  /** Kept up to date by the reloads (`startLoads` at first). */
+  readonly loads: ConfigLoads;
   readonly logger: Logger;
   /** Applies the settings' live part; returns the changed settings that wait for a restart. */
   readonly apply: (next: Settings) => Promise<readonly string[]>;
@@ -30,7 +37,6 @@ export interface ReloaderOptions {
 }
 
 export interface Reloader {
-  readonly loads: Readonly<ConfigLoads>;
   /** Reads the settings with `load` and applies them, after any reload still under way. */
   reload(load: () => Promise<Settings>): Promise<ReloadOutcome>;
 }
@@ -38,7 +44,7 @@ export interface Reloader {
 export function createReloader(options: ReloaderOptions): Reloader {
   const { logger } = options;
   const now = options.now ?? systemClock.wall;
-  const loads: ConfigLoads = { lastReloadSuccessful: true, lastSuccessMs: now() };
+  const { loads } = options;
   let queue: Promise<unknown> = Promise.resolve();
 
   const once = async (load: () => Promise<Settings>): Promise<ReloadOutcome> => {
@@ -72,7 +78,6 @@ export function createReloader(options: ReloaderOptions): Reloader {
   };
 
   return {
-    loads,
     reload(load) {
       const result = queue.then(() => once(load));
       queue = result;

@@ -1,6 +1,6 @@
 /**
- * The one place that assembles the exporter from a validated configuration: the API client,
- * the state store, the daemon, the metrics, the sinks, the status page and the HTTP server,
+ * The one place that assembles the exporter from a validated configuration, in order: the
+ * metrics and the status page, the daemon (the API clients, the state store), the HTTP server,
  * and the reloads of its configuration. Commands parse flags and call `startExporter`.
  */
 import {
@@ -15,16 +15,16 @@ import {
   type WebSecurity,
 } from "../config/index.js";
 import { systemClock, type Clock } from "../clock.js";
-import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
+import { DaemonRegistry, createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
-import { startServer, type RunningServer } from "../server/index.js";
+import { startServer, type RunningServer, type ServerOptions } from "../server/index.js";
 import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/index.js";
 import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
 import { apiClientFor, storeBackendFrom } from "./backend.js";
 import { readiness } from "./readiness.js";
-import { createReloader, type ReloadOutcome } from "./reload.js";
+import { createReloader, startLoads, type ConfigLoads, type ReloadOutcome } from "./reload.js";
 
 export interface RunningExporter {
   readonly daemon: Daemon;
@@ -70,15 +70,63 @@ export async function startExporter(
       ? opts.web
       : await loadWebConfig(config.web.configFile);
 
-  /** What exists only once the exporter is up (the reloads and the metrics' probes ask). */
-  const up: { daemon?: Daemon; server?: RunningServer } = {};
+  const loads = startLoads(clock.wall());
+  /** What is known of each project, shown alike by the metrics and the status page. */
+  const projects = new ProjectViews({ now: () => clock.wall() });
+  /** The daemon's accounts and lease manager, filled when the daemon is built below. */
+  const registry = new DaemonRegistry();
+  const metrics = exporterMetrics(config, { projects, registry, loads, logger, accounts });
+  const ready = readiness();
+  const statusPage = createStatusPage({
+    projects,
+    version: PACKAGE.version,
+    // The address of the API, or of each account's when they differ (the accounts' table shows).
+    apiUrl: [...new Set(accounts.map((a) => a.url))].join(", "),
+    accounts: () => registry.accounts,
+    sinks: statusPageSinks(sinks),
+    silences: config.silences,
+    notReadyReason: () => ready.reason(),
+    secrets: statusPageSecrets(apiKeys, sinks),
+    now: () => clock.wall(),
+    ...(config.status.page === "off" ? {} : { detail: config.status.page }),
+  });
+  const daemon = createDaemon(
+    config,
+    {
+      clients: accounts.map((account) => ({
+        name: account.name,
+        client: apiClientFor(account, config.api, metrics.apiEvents, clock),
+      })),
+      backend: await storeBackendFrom(config, logger),
+      logger,
+      observers: [
+        projects,
+        metrics,
+        ready.observer,
+        statusPage.observer,
+        ...(opts.observers ?? []),
+      ],
+      sinks,
+      notifierObserver: metrics.notifierObserver,
+      leaseObserver: metrics.leaseObserver,
+      clock,
+    },
+    registry,
+  );
+  const server = await startServing(daemon, metrics, () => ready.reason(), {
+    listen: config.listen,
+    routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
+    security: web,
+    healthWithoutAuth: config.web.healthWithoutAuth,
+  });
+  logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
+
   let current = config;
   const reloader = createReloader({
+    loads,
     logger,
     now: () => clock.wall(),
     apply: async (next) => {
-      const { daemon, server } = up;
-      if (daemon === undefined || server === undefined) throw new Error("not started yet");
       const plan = planReload(current, next.config);
       // The one step that may refuse (TLS turned on or off) comes first: nothing changes then.
       server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
@@ -89,88 +137,9 @@ export async function startExporter(
       current = plan.config;
       return plan.restartNeeded;
     },
-    describe: () => ({ projects: up.daemon?.projects().length, sinks: current.sinks.length }),
+    describe: () => ({ projects: daemon.projects().length, sinks: current.sinks.length }),
     after: () => metrics.refresh(),
   });
-  /** What is known of each project, shown alike by the metrics and the status page. */
-  const projects = new ProjectViews({ now: () => clock.wall() });
-  // The metrics render before the daemon exists (their first rendering is built at once).
-  const metrics = createExporterMetrics({
-    projects,
-    version: PACKAGE.version,
-    revision: REVISION,
-    detail: config.metrics.detail,
-    perProjectHistograms: config.metrics.perProjectHistograms,
-    ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
-    exclude: config.metrics.exclude,
-    accountNames: accounts.map((a) => a.name),
-    accounts: () => up.daemon?.accounts,
-    leases: () => up.daemon?.leases,
-    configLoads: () => reloader.loads,
-    onError: (error) => {
-      logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
-    },
-  });
-  const ready = readiness();
-  const statusPage = createStatusPage({
-    projects,
-    version: PACKAGE.version,
-    // The address of the API, or of each account's when they differ (the accounts' table shows).
-    apiUrl: [...new Set(accounts.map((a) => a.url))].join(", "),
-    accounts: () => up.daemon?.accounts,
-    sinks: statusPageSinks(sinks),
-    silences: config.silences,
-    notReadyReason: () => ready.reason(),
-    secrets: statusPageSecrets(apiKeys, sinks),
-    now: () => clock.wall(),
-    ...(config.status.page === "off" ? {} : { detail: config.status.page }),
-  });
-  const daemon = createDaemon(config, {
-    clients: accounts.map((account) => ({
-      name: account.name,
-      client: apiClientFor(account, config.api, metrics.apiEvents, clock),
-    })),
-    backend: await storeBackendFrom(config, logger),
-    logger,
-    observers: [projects, metrics, ready.observer, statusPage.observer, ...(opts.observers ?? [])],
-    sinks,
-    notifierObserver: metrics.notifierObserver,
-    leaseObserver: metrics.leaseObserver,
-    clock,
-  });
-  up.daemon = daemon;
-  // Listening comes first, before anything is polled: an address that cannot be had stops the
-  // start at once. Until the committed state is loaded and rendered, /metrics answers 503
-  // (a scrape then would see the counters drop to zero).
-  let metricsServed = false;
-  try {
-    await daemon.start(async () => {
-      up.server = await startServer({
-        listen: config.listen,
-        metrics,
-        // Not ready either before /metrics is served.
-        notReadyReason: () =>
-          metricsServed ? ready.reason() : "the committed state is being loaded",
-        metricsServed: () => metricsServed,
-        routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
-        security: web,
-        healthWithoutAuth: config.web.healthWithoutAuth,
-      });
-    });
-  } catch (error) {
-    // Nothing was polled; what did start is stopped, so that the process can exit.
-    await daemon.stop().catch(() => undefined);
-    await up.server?.close();
-    metrics.close();
-    throw error;
-  }
-  const { server } = up;
-  if (server === undefined) throw new Error("the exporter's server was not started");
-  // The first rendering was built before the committed state was loaded.
-  await metrics.refresh();
-  metricsServed = true;
-  logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
-
   return {
     daemon,
     metrics,
@@ -183,4 +152,77 @@ export async function startExporter(
       metrics.close();
     },
   };
+}
+
+/**
+ * The metrics, built before the daemon (its clients, notifier and lease manager count into
+ * them): what they read of the daemon comes from `registry`, empty until the daemon fills it.
+ * That first rendering is never served: /metrics answers 503 until the state is loaded.
+ */
+function exporterMetrics(
+  config: Config,
+  inputs: {
+    readonly projects: ProjectViews;
+    readonly registry: DaemonRegistry;
+    readonly loads: Readonly<ConfigLoads>;
+    readonly logger: Logger;
+    readonly accounts: readonly ResolvedAccount[];
+  },
+): ExporterMetrics {
+  const { registry, logger } = inputs;
+  return createExporterMetrics({
+    projects: inputs.projects,
+    version: PACKAGE.version,
+    revision: REVISION,
+    detail: config.metrics.detail,
+    perProjectHistograms: config.metrics.perProjectHistograms,
+    ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
+    exclude: config.metrics.exclude,
+    accountNames: inputs.accounts.map((a) => a.name),
+    accounts: () => registry.accounts,
+    leases: () => registry.leases,
+    configLoads: () => inputs.loads,
+    onError: (error) => {
+      logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
+    },
+  });
+}
+
+/**
+ * Starts the daemon, listening as soon as its state store is open and before anything is
+ * polled: an address that cannot be had stops the start at once. Until the committed state is
+ * loaded and rendered, /metrics answers 503 (a scrape then would see the counters drop to zero).
+ * A failed start stops what did start, so that the process can exit.
+ */
+async function startServing(
+  daemon: Daemon,
+  metrics: ExporterMetrics,
+  notReadyReason: () => string | undefined,
+  options: Omit<ServerOptions, "metrics" | "notReadyReason" | "metricsServed">,
+): Promise<RunningServer> {
+  let metricsServed = false;
+  const started: { server?: RunningServer } = {};
+  try {
+    await daemon.start(async () => {
+      started.server = await startServer({
+        ...options,
+        metrics,
+        // Not ready either before /metrics is served.
+        notReadyReason: () =>
+          metricsServed ? notReadyReason() : "the committed state is being loaded",
+        metricsServed: () => metricsServed,
+      });
+    });
+  } catch (error) {
+    await daemon.stop().catch(() => undefined);
+    await started.server?.close();
+    metrics.close();
+    throw error;
+  }
+  const { server } = started;
+  if (server === undefined) throw new Error("the exporter's server was not started");
+  // The first rendering was built before the committed state was loaded.
+  await metrics.refresh();
+  metricsServed = true;
+  return server;
 }

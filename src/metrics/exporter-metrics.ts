@@ -7,23 +7,23 @@ import type { ApiClientEvents } from "../api/index.js";
 import type { DaemonObserver, ProjectView } from "../sync/index.js";
 import type { NotifierObserver } from "../alerts/notifier.js";
 import type { LeaseObserver } from "../leases/index.js";
-import { apiEventCounters } from "./api-metrics.js";
-import { notifierCounters } from "./notifier-metrics.js";
-import { CATALOGUE } from "./catalogue.js";
-import { daemonObserver } from "./daemon-metrics.js";
-import { leaseCounters } from "./lease-metrics.js";
+import { apiEventCounters } from "./events/api.js";
+import { notifierCounters } from "./events/notifier.js";
+import { CATALOGUE } from "./definitions/catalogue.js";
+import { daemonObserver } from "./events/daemon.js";
+import { leaseCounters } from "./events/leases.js";
 import {
   CachedExposition,
   DEFAULT_TIMING,
   type Exposition,
   type ExpositionTiming,
-} from "./exposition.js";
-import { registerCatalogue } from "./families.js";
-import { gzipBody } from "./compressed-body.js";
-import { familyNames, processMetricsRegistry } from "./process-metrics.js";
-import type { AccountProbe, ConfigLoadProbe, LeaseProbe } from "./projected-family.js";
-import { nameFilter, specFilter, type SelectionOptions } from "./selection.js";
-import { registryFamilies, slicedRendering } from "./sliced-rendering.js";
+} from "./rendering/exposition.js";
+import { registerCatalogue } from "./rendering/families.js";
+import { gzipBody } from "./rendering/compressed-body.js";
+import { familyNames, processMetricsRegistry } from "./definitions/process.js";
+import type { AccountProbe, ConfigLoadProbe, LeaseProbe } from "./definitions/projection.js";
+import { nameFilter, specFilter, type SelectionOptions } from "./definitions/selection.js";
+import { registryFamilies, slicedRendering } from "./rendering/sliced-rendering.js";
 
 export interface ExporterMetricsOptions extends SelectionOptions {
   /**
@@ -37,9 +37,9 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly revision?: string | undefined;
   /** The accounts' names, known before the daemon exists (their discovery failures start at 0). */
   readonly accountNames?: readonly string[];
-  /** The accounts' schedulers and limiters, once they exist (`() => daemon?.accounts`). */
+  /** The accounts' schedulers and limiters, read at each rendering (the daemon's registry). */
   readonly accounts?: () => readonly AccountProbe[] | undefined;
-  /** The lease manager, once it exists (`() => daemon?.leases`; Postgres state store only). */
+  /** The lease manager, read at each rendering (undefined: the file store, no leases). */
   readonly leases?: () => LeaseProbe | undefined;
   /** How the configuration was last (re)loaded. */
   readonly configLoads?: () => ConfigLoadProbe;

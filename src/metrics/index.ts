@@ -1,25 +1,22 @@
 /**
- * Metrics: the catalogue of every family; API and daemon events counted in prom-client; the
- * families projected from committed state, endpoint listings and runtime probes, written as
- * exposition text of our own (a project's text kept while it is unchanged); and the cached
- * `/metrics` rendering of both, built in slices into the buffers of renderings no longer read.
+ * Metrics, in rooms that import only the rooms before them: `definitions/` (every family with its
+ * value function, the levels, the selection), `events/` (the families prom-client counts) and
+ * `rendering/` (exposition text, the cached `/metrics` body); `exporter-metrics.ts` joins them.
  */
-export {
-  CATALOGUE,
-  DETAIL_LEVELS,
-  type DetailLevel,
-  type MetricGroup,
-  type MetricName,
-  type MetricSource,
-  type MetricSpec,
-  type MetricType,
-} from "./catalogue.js";
+export { CATALOGUE, type MetricName } from "./definitions/catalogue.js";
+export type { MetricGroup, MetricSource, MetricSpec, MetricType } from "./definitions/family.js";
+export { DETAIL_LEVELS, atLevel, type DetailLevel } from "./definitions/levels.js";
+export type { AccountProbe, LeaseProbe, SchedulerProbe } from "./definitions/projection.js";
+export { metricListProblems, type SelectionProblem } from "./definitions/selection.js";
 export {
   createExporterMetrics,
   type ExporterMetrics,
   type ExporterMetricsOptions,
 } from "./exporter-metrics.js";
-export type { Exposition, ExpositionTiming, LentRendering, Rendering } from "./exposition.js";
-export type { AccountProbe, LeaseProbe, SchedulerProbe } from "./projected-family.js";
+export type {
+  Exposition,
+  ExpositionTiming,
+  LentRendering,
+  Rendering,
+} from "./rendering/exposition.js";
 export { renderReference, type SeriesCounts } from "./reference.js";
-export { atLevel } from "./selection.js";

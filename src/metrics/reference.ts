@@ -2,17 +2,11 @@
  * The metrics reference (`docs/metrics.md`), rendered from the catalogue so that it cannot
  * drift from what `/metrics` serves. A test compares the file with this rendering.
  */
-import {
-  CATALOGUE,
-  DETAIL_LEVELS,
-  OMITTED_PROCESS_METRICS,
-  type DetailLevel,
-  type MetricGroup,
-  type MetricSource,
-  type MetricSpec,
-} from "./catalogue.js";
-import { DEFAULT_TIMING } from "./exposition.js";
-import { atLevel } from "./selection.js";
+import { CATALOGUE } from "./definitions/catalogue.js";
+import type { MetricGroup, MetricSource, MetricSpec } from "./definitions/family.js";
+import { DETAIL_LEVELS, atLevel, levelOf, type DetailLevel } from "./definitions/levels.js";
+import { OMITTED_PROCESS_METRICS } from "./definitions/process.js";
+import { DEFAULT_TIMING } from "./rendering/exposition.js";
 
 /** Series of each family with a per-project label, counted in a rendering of a fleet. */
 export interface SeriesCounts {
@@ -89,7 +83,7 @@ export function renderReference(counts?: SeriesCounts): string {
   const lines = [
     "# Metrics reference",
     "",
-    "<!-- Generated from src/metrics/catalogue.ts by renderReference() in src/metrics/reference.ts.",
+    "<!-- Generated from src/metrics/definitions/ by renderReference() in src/metrics/reference.ts.",
     "     Do not edit by hand: `UPDATE_DOCS=1 npx vitest run test/metrics` rewrites this file. -->",
     "",
     "Every metric pgcp-exporter can serve on `/metrics`; `metrics.detail` chooses which",
@@ -158,7 +152,7 @@ function section(spec: MetricSpec): string[] {
     `- Labels: ${spec.labels.length === 0 ? "none" : spec.labels.map((l) => `\`${l}\``).join(", ")}`,
     `- Source: \`${spec.source}\``,
     spec.optIn === undefined
-      ? `- Level: \`${spec.level ?? "minimal"}\``
+      ? `- Level: \`${levelOf(spec)}\``
       : `- Level: any, once \`${spec.optIn}\` is on`,
   ];
   if (spec.unit !== "") facts.push(`- Unit: ${spec.unit}`);
@@ -175,7 +169,7 @@ function seriesTable(counts: SeriesCounts): string[] {
   const rows = perProject.map((spec) => {
     const served = (level: DetailLevel) => spec.optIn !== undefined || atLevel(spec, level);
     const cells = DETAIL_LEVELS.map((level) => (served(level) ? thousands(count(spec.name)) : ""));
-    const level = spec.optIn === undefined ? (spec.level ?? "minimal") : spec.optIn;
+    const level = spec.optIn === undefined ? levelOf(spec) : spec.optIn;
     return [`\`${spec.name}\``, `\`${level}\``, ...cells];
   });
   const summed = perProject.filter((spec) => spec.optIn === undefined);

@@ -7,7 +7,10 @@ export * from "./budget.js";
 export {
   Scheduler,
   type JobOutcome,
+  type NudgeResult,
+  type PollStrategy,
   type SchedulerJobs,
   type SchedulerOptions,
 } from "./scheduler.js";
 export * from "./refusals.js";
+export { TIERS, type Tier } from "./activity-plan.js";

@@ -9,6 +9,11 @@
  * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
  * direction and of any size, changes nothing in when projects are polled.
  *
+ * With the `activity` strategy (the default) each project's interval follows its recent activity
+ * (`activity-plan.ts`): open operations at the fast interval, operations within the active window
+ * at the base interval, idle projects stretched first when the budget is short, none beyond
+ * `maxInterval` while the budget allows. `uniform` stretches every interval by one factor.
+ *
  * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
  * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
  * job at a time probes the key. `retryRefused` tries everything refused again at once.
@@ -19,6 +24,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
+import { planTiers, type Tier } from "./activity-plan.js";
 import { refusedAgain, type Refusal, type RefusalKind } from "./refusals.js";
 
 /** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
@@ -32,7 +38,12 @@ export interface JobOutcome {
   readonly refused?: RefusalKind;
   /** The API answered the job's requests: the account's key is good. */
   readonly answered?: boolean;
+  /** The poll found new or changed operations: the project is active. */
+  readonly active?: boolean;
 }
+
+/** How intervals follow the budget: by each project's activity, or one factor for all. */
+export type PollStrategy = "activity" | "uniform";
 
 export interface SchedulerJobs {
   /** Polls one project; resolves with the requests it made and whether operations are open. */
@@ -59,6 +70,15 @@ export interface SchedulerOptions {
   readonly requestsPerMinute: number;
   /** Jobs in flight at once, across projects. */
   readonly maxConcurrent: number;
+  /** Default `activity`. */
+  readonly strategy?: PollStrategy;
+  /**
+   * The longest a project should wait between polls (activity strategy); default twice the
+   * interval the uniform strategy would give every project.
+   */
+  readonly maxIntervalSeconds?: number | undefined;
+  /** How long after its last new or changed operation a project counts as active (default 1 h). */
+  readonly activeWindowSeconds?: number;
   /** Monotonic time in ms (the process's `Clock.monotonic`). */
   readonly monotonic: () => number;
   readonly random?: () => number;
@@ -75,7 +95,17 @@ interface Entry {
   slow: boolean;
   /** The API refuses the project: it is tried again at `retryAtMs` (see `refusals.ts`). */
   refusal: Refusal | undefined;
+  /** When a poll last found new or changed operations (monotonic ms). */
+  lastActiveMs: number | undefined;
+  /** When it was last nudged (monotonic ms). */
+  lastNudgeMs: number | undefined;
 }
+
+/** What a nudge did to one project. */
+export type NudgeResult = "nudged" | "coalesced" | "unknown";
+
+/** The longest a project counts as active after its last operation, by default. */
+const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
 
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
@@ -85,6 +115,9 @@ export class Scheduler {
   private readonly abort = new AbortController();
   private tickTimer: NodeJS.Timeout | undefined;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
+  /** Each tier's interval (seconds) under the activity strategy; the uniform one's otherwise. */
+  private tiers: Record<Tier, number> = { fast: 0, active: 0, idle: 0 };
+  private maxInterval = 0;
   /** The API refuses the account's key: no job but one probe at a time, at `retryAtMs`. */
   private keyRefusal: Refusal | undefined;
   private probing = false;
@@ -100,6 +133,7 @@ export class Scheduler {
     // Every job in flight, and every API call of a job waiting for its turn or a retry,
     // listens to this one signal; their number is bounded by the jobs, not by a constant.
     setMaxListeners(0, this.abort.signal);
+    this.replan();
   }
 
   /** The current budget: demand, capacity and the stretch factor applied to intervals. */
@@ -107,11 +141,14 @@ export class Scheduler {
     return this.current;
   }
 
-  /** The interval a lane is polled at now, after stretching. */
-  effectiveIntervalSeconds(lane: Lane): number {
-    const base =
-      lane === "fast" ? this.options.fastIntervalSeconds : this.options.baseIntervalSeconds;
-    return base * this.current.stretch;
+  /** The interval each tier of projects is polled at now. */
+  tierIntervalSeconds(tier: Tier): number {
+    return this.tiers[tier];
+  }
+
+  /** The longest a project waits between polls now (activity strategy: `maxInterval`). */
+  maxIntervalSeconds(): number {
+    return this.maxInterval;
   }
 
   projects(): string[] {
@@ -135,6 +172,8 @@ export class Scheduler {
         busy: false,
         slow: false,
         refusal: undefined,
+        lastActiveMs: undefined,
+        lastNudgeMs: undefined,
       });
     }
     this.replan();
@@ -165,6 +204,34 @@ export class Scheduler {
       entry.nextPollMs = Math.min(entry.nextPollMs, now);
     }
     this.dispatch();
+  }
+
+  /**
+   * Polls the projects next (a caller that has just caused operations asks): each is due now
+   * and counts as active. A project nudged within the fast interval already has its poll
+   * coming: the nudge is coalesced into it. The rate limiter keeps the requests within budget.
+   */
+  nudge(ids: readonly string[]): Map<string, NudgeResult> {
+    const now = this.now();
+    const results = new Map<string, NudgeResult>();
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry === undefined) {
+        results.set(id, "unknown");
+      } else if (
+        entry.lastNudgeMs !== undefined &&
+        now - entry.lastNudgeMs < this.options.fastIntervalSeconds * 1000
+      ) {
+        results.set(id, "coalesced");
+      } else {
+        entry.lastNudgeMs = now;
+        entry.lastActiveMs = now;
+        entry.nextPollMs = Math.min(entry.nextPollMs, now);
+        results.set(id, "nudged");
+      }
+    }
+    this.dispatch();
+    return results;
   }
 
   /** Starts the once-a-second tick (Node's timers run on the monotonic clock). */
@@ -249,10 +316,11 @@ export class Scheduler {
       } finally {
         const after = this.now();
         entry.slow = outcomes.some((o) => o?.slow === true);
+        if (outcomes.some((o) => o?.active === true)) entry.lastActiveMs = after;
         this.learnRefusals(entry, outcomes, after, probe);
         if (entry.nextPollMs <= now) {
           entry.nextPollMs =
-            entry.refusal?.retryAtMs ?? this.due(after, this.effectiveIntervalSeconds(entry.lane));
+            entry.refusal?.retryAtMs ?? this.due(after, this.tiers[this.tierOf(entry, after)]);
         }
         if (this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
@@ -281,7 +349,7 @@ export class Scheduler {
     now: number,
     probe: boolean,
   ): void {
-    const baseMs = this.effectiveIntervalSeconds("base") * 1000;
+    const baseMs = this.tiers.active * 1000;
     if (outcomes.some((o) => o?.refused === "key")) {
       // Jobs that started before the key was refused say nothing new: only a probe counts.
       if (this.keyRefusal === undefined || probe) {
@@ -297,25 +365,58 @@ export class Scheduler {
     }
   }
 
+  /** How recently the project has shown activity. */
+  private tierOf(entry: Entry, now: number): Tier {
+    if (entry.lane === "fast") return "fast";
+    const windowMs = (this.options.activeWindowSeconds ?? DEFAULT_ACTIVE_WINDOW_SECONDS) * 1000;
+    return entry.lastActiveMs !== undefined && now - entry.lastActiveMs < windowMs
+      ? "active"
+      : "idle";
+  }
+
   private due(now: number, intervalSeconds: number): number {
     // Intervals arrive already stretched.
     return nextDueMs(now, intervalSeconds, 1, this.options.jitter, this.random());
   }
 
   private replan(): void {
+    const { options } = this;
+    // Refused projects are tried far less often than their interval: they cost next to nothing.
+    const planned = [...this.entries.values()].filter((e) => e.refusal === undefined);
     this.current = planBudget({
-      // Refused projects are tried far less often than their interval: they cost next to nothing.
-      projects: [...this.entries.values()]
-        .filter((e) => e.refusal === undefined)
-        .map((e) => ({
-          lane: e.lane,
-          requestsPerPoll: e.requestsPerPoll ?? 1,
-        })),
-      baseIntervalSeconds: this.options.baseIntervalSeconds,
-      fastIntervalSeconds: this.options.fastIntervalSeconds,
-      endpointsIntervalSeconds: this.options.endpointsIntervalSeconds,
-      requestsPerMinute: this.options.requestsPerMinute,
-      headroom: this.options.headroom,
+      projects: planned.map((e) => ({ lane: e.lane, requestsPerPoll: e.requestsPerPoll ?? 1 })),
+      baseIntervalSeconds: options.baseIntervalSeconds,
+      fastIntervalSeconds: options.fastIntervalSeconds,
+      endpointsIntervalSeconds: options.endpointsIntervalSeconds,
+      requestsPerMinute: options.requestsPerMinute,
+      headroom: options.headroom,
     });
+    const { stretch } = this.current;
+    const uniform = {
+      fast: options.fastIntervalSeconds * stretch,
+      active: options.baseIntervalSeconds * stretch,
+      idle: options.baseIntervalSeconds * stretch,
+    };
+    if (options.strategy === "uniform") {
+      this.tiers = uniform;
+      this.maxInterval = uniform.idle;
+      return;
+    }
+    // The endpoint listings keep the uniform plan's share; the polls share the rest by tier.
+    const listings =
+      options.endpointsIntervalSeconds > 0
+        ? (planned.length * 60) / (options.endpointsIntervalSeconds * stretch)
+        : 0;
+    const now = this.now();
+    const cost: Record<Tier, number> = { fast: 0, active: 0, idle: 0 };
+    for (const e of planned) cost[this.tierOf(e, now)] += Math.max(1, e.requestsPerPoll ?? 1);
+    this.maxInterval = options.maxIntervalSeconds ?? 2 * uniform.idle;
+    this.tiers = planTiers({
+      cost,
+      fastIntervalSeconds: options.fastIntervalSeconds,
+      baseIntervalSeconds: options.baseIntervalSeconds,
+      maxIntervalSeconds: this.maxInterval,
+      capacityPerMinute: Math.max(0, this.current.capacityPerMinute - listings),
+    }).intervals;
   }
 }

@@ -279,7 +279,7 @@ function renderAccounts(view: StatusView): string {
 <td><code>${escapeHtml(a.url)}</code></td>
 <td class="num projects">${escapeHtml(a.projects)}</td>
 <td class="num stretch">${escapeHtml(a.stretch.toFixed(2))}</td>
-<td class="num intervals">${escapeHtml(`${Math.round(a.baseIntervalSeconds)} s / ${Math.round(a.fastIntervalSeconds)} s`)}</td>
+<td class="num intervals">${escapeHtml(`${Math.round(a.intervals.fast)} s / ${Math.round(a.intervals.active)} s / ${Math.round(a.intervals.idle)} s`)}</td>
 <td class="num tokens">${escapeHtml(Math.floor(a.tokens))}</td>
 </tr>`,
     )
@@ -288,7 +288,7 @@ function renderAccounts(view: StatusView): string {
 <h2>Accounts</h2>
 <p class="note">Each account has its own rate limit; its projects' intervals stretch to fit it.</p>
 <table>
-<thead><tr><th>Account</th><th>API</th><th class="num">Projects</th><th class="num">Stretch</th><th class="num">Interval (base / fast)</th><th class="num">Limiter tokens</th></tr></thead>
+<thead><tr><th>Account</th><th>API</th><th class="num">Projects</th><th class="num">Stretch</th><th class="num">Interval (open / active / idle)</th><th class="num">Limiter tokens</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -155,7 +155,7 @@ export interface AccountSource {
   readonly url: string;
   readonly scheduler: {
     readonly budget: { readonly stretch: number };
-    effectiveIntervalSeconds(lane: "base" | "fast"): number;
+    tierIntervalSeconds(tier: "fast" | "active" | "idle"): number;
   };
   readonly client: { limiterStats(): { readonly tokensRemaining: number } };
   projects(): readonly string[];
@@ -171,8 +171,8 @@ export interface AccountStatus {
   readonly projects: number;
   /** Factor its intervals are stretched by to fit its rate limit (1: they fit). */
   readonly stretch: number;
-  readonly baseIntervalSeconds: number;
-  readonly fastIntervalSeconds: number;
+  /** Seconds between polls of its projects with open, recent and no operations. */
+  readonly intervals: { readonly fast: number; readonly active: number; readonly idle: number };
   /** Requests its limiter would let through at once now. */
   readonly tokens: number;
   /** While the API refuses its key: since when (epoch ms), and what it said. */
@@ -321,8 +321,8 @@ export interface StatusViewOptions {
   readonly version: string;
   /** The API base URL (shown without credentials or query). */
   readonly apiUrl: string;
-  /** The accounts with their schedulers and limiters, once the daemon runs them. */
-  readonly accounts?: () => readonly AccountSource[] | undefined;
+  /** The accounts with their schedulers and limiters, read at each view (the daemon's registry). */
+  readonly accounts?: () => readonly AccountSource[];
   /** The configured sinks: names and kinds only (never their URLs). */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
   /** The configured silences (`silences:`), shown with whether each is open now; none: none. */
@@ -342,6 +342,85 @@ export function statusView(options: StatusViewOptions): StatusView {
   const clean = (text: string): string => truncate(stripControls(redact(text)), limits.textChars);
   const { source, tracker } = options;
 
+  const ids = source.watched();
+  const tally = tallyProjects(ids, options, limits, now, clean);
+  const { health, sinks, recentDead, ranked } = tally;
+
+  const rows: StatusProject[] = [];
+  for (const bucket of ranked) {
+    for (const { id, project } of bucket) {
+      if (rows.length >= limits.projectRows) break;
+      rows.push(projectRow(id, project, limits, clean));
+    }
+  }
+
+  return {
+    generatedAtMs: now,
+    version: options.version,
+    apiUrl: displayUrl(options.apiUrl),
+    notReadyReason: options.notReadyReason(),
+    discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
+      account,
+      atMs: failure.atMs,
+      message: clean(messageOf(failure.error)),
+    })),
+    counts: {
+      projects: ids.length,
+      health,
+      open: tally.open,
+      stuck: tally.stuck,
+      recentlyFailing: tally.recentlyFailing,
+      pending: tally.pending,
+      deadLetters: tally.deadLetters,
+    },
+    projects: rows,
+    projectsOmitted: ids.length - rows.length,
+    accounts: (options.accounts?.() ?? []).map((a) => accountStatus(a, clean)),
+    sinks: [...sinks].map(([name, s]) => ({
+      name,
+      kind: s.kind,
+      pending: s.pending,
+      oldestPendingMs: s.pending > 0 ? s.oldestMs : undefined,
+      deadLetters: s.dead,
+    })),
+    deadLetters: recentDead.items(),
+    silences: (options.silences ?? []).map((silence) => silenceStatus(silence, now)),
+    silenced: tracker.silenced,
+    limits,
+  };
+}
+
+/** A sink's pending alerts and dead letters, added up over the projects. */
+interface SinkTally {
+  kind: string | undefined;
+  pending: number;
+  oldestMs: number;
+  dead: number;
+}
+
+/** What one pass over the watched projects adds up. */
+interface ProjectTally {
+  readonly health: Record<ProjectHealth, number>;
+  readonly open: number;
+  readonly stuck: number;
+  readonly recentlyFailing: number;
+  readonly pending: number;
+  readonly deadLetters: number;
+  readonly sinks: ReadonlyMap<string, SinkTally>;
+  readonly recentDead: NewestFirst<DeadLetterView>;
+  /** The projects by rank (problems first), each in the daemon's order. */
+  readonly ranked: readonly (readonly { id: string; project: ProjectFacts }[])[];
+}
+
+/** One pass over the watched projects: their health, totals, sinks, newest dead letters, ranks. */
+function tallyProjects(
+  ids: readonly string[],
+  options: StatusViewOptions,
+  limits: StatusLimits,
+  now: number,
+  clean: (text: string) => string,
+): ProjectTally {
+  const { source, tracker } = options;
   const health: Record<ProjectHealth, number> = {
     blocked: 0,
     poll_failing: 0,
@@ -354,10 +433,7 @@ export function statusView(options: StatusViewOptions): StatusView {
   let recentlyFailing = 0;
   let pending = 0;
   let deadLetters = 0;
-  const sinks = new Map<
-    string,
-    { kind: string | undefined; pending: number; oldestMs: number; dead: number }
-  >();
+  const sinks = new Map<string, SinkTally>();
   for (const s of options.sinks) {
     sinks.set(s.name, { kind: s.kind, pending: 0, oldestMs: Infinity, dead: 0 });
   }
@@ -374,7 +450,6 @@ export function statusView(options: StatusViewOptions): StatusView {
   // Rows by rank (problems first), each in the daemon's order; only `projectRows` are built.
   const RANKS = 6;
   const ranked: { id: string; project: ProjectFacts }[][] = Array.from({ length: RANKS }, () => []);
-  const ids = source.watched();
   for (const id of ids) {
     const project = source.get(id);
     const state = project?.state;
@@ -410,71 +485,35 @@ export function statusView(options: StatusViewOptions): StatusView {
         status: d.alert.status,
       });
     }
-    const rank =
-      h === "blocked"
-        ? 0
-        : h === "poll_failing"
-          ? 1
-          : summary.stuckCount > 0 || failedRecently
-            ? 2
-            : h === "catching_up"
-              ? 3
-              : h === "waiting"
-                ? 4
-                : 5;
-    ranked[rank]?.push({ id, project: facts });
+    ranked[rankOf(h, summary, failedRecently)]?.push({ id, project: facts });
   }
 
-  const rows: StatusProject[] = [];
-  for (const bucket of ranked) {
-    for (const { id, project } of bucket) {
-      if (rows.length >= limits.projectRows) break;
-      rows.push(projectRow(id, project, limits, clean));
-    }
-  }
+  return { health, open, stuck, recentlyFailing, pending, deadLetters, sinks, recentDead, ranked };
+}
 
+/** Where a project's row stands: blocked, failing, stuck or failed lately, catching up, waiting, ok. */
+function rankOf(h: ProjectHealth, summary: StateSummary, failedRecently: boolean): number {
+  if (h === "blocked") return 0;
+  if (h === "poll_failing") return 1;
+  if (summary.stuckCount > 0 || failedRecently) return 2;
+  if (h === "catching_up") return 3;
+  if (h === "waiting") return 4;
+  return 5;
+}
+
+function accountStatus(a: AccountSource, clean: (text: string) => string): AccountStatus {
   return {
-    generatedAtMs: now,
-    version: options.version,
-    apiUrl: displayUrl(options.apiUrl),
-    notReadyReason: options.notReadyReason(),
-    discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
-      account,
-      atMs: failure.atMs,
-      message: clean(messageOf(failure.error)),
-    })),
-    counts: {
-      projects: ids.length,
-      health,
-      open,
-      stuck,
-      recentlyFailing,
-      pending,
-      deadLetters,
+    name: a.name,
+    url: displayUrl(a.url),
+    projects: a.projects().length,
+    stretch: a.scheduler.budget.stretch,
+    intervals: {
+      fast: a.scheduler.tierIntervalSeconds("fast"),
+      active: a.scheduler.tierIntervalSeconds("active"),
+      idle: a.scheduler.tierIntervalSeconds("idle"),
     },
-    projects: rows,
-    projectsOmitted: ids.length - rows.length,
-    accounts: (options.accounts?.() ?? []).map((a) => ({
-      name: a.name,
-      url: displayUrl(a.url),
-      projects: a.projects().length,
-      stretch: a.scheduler.budget.stretch,
-      baseIntervalSeconds: a.scheduler.effectiveIntervalSeconds("base"),
-      fastIntervalSeconds: a.scheduler.effectiveIntervalSeconds("fast"),
-      tokens: a.client.limiterStats().tokensRemaining,
-      keyRefusal: keyRefusalOf(a, clean),
-    })),
-    sinks: [...sinks].map(([name, s]) => ({
-      name,
-      kind: s.kind,
-      pending: s.pending,
-      oldestPendingMs: s.pending > 0 ? s.oldestMs : undefined,
-      deadLetters: s.dead,
-    })),
-    deadLetters: recentDead.items(),
-    silences: (options.silences ?? []).map((silence) => silenceStatus(silence, now)),
-    silenced: tracker.silenced,
-    limits,
+    tokens: a.client.limiterStats().tokensRemaining,
+    keyRefusal: keyRefusalOf(a, clean),
   };
 }
 

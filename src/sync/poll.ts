@@ -35,7 +35,7 @@ import {
   type TrackerOptions,
 } from "./tracker.js";
 import type { Transition } from "./transitions.js";
-import { walkLog } from "./walk.js";
+import { walkLog, type WalkParams, type WalkResult } from "./walk.js";
 
 /** Misdated records remembered at most (the oldest-dated are forgotten first). */
 const MAX_MISDATED_RECORDS = 10_000;
@@ -172,46 +172,145 @@ export async function poll(
   const seen = new Set<string>();
   const transitions: Transition[] = [];
   const anomalies = new AnomalyTally();
-  const labels = new LabelBudget(options.maxUnknownLabelValues ?? 20, labelledIn(previous));
-  let requests = 0;
+  const segment = previous?.segment ?? null;
+  const reads = await openWalk(source, projectId, segment, options, signal);
+  const apiNowMs = source.serverNow?.() ?? nowMs;
 
+  const bounds = walkBounds(previous, apiNowMs, options);
+  const { baselineOnly, floor } = bounds;
+  // Transitions that may raise alerts: not those of history counted by a backfill.
+  const alertable: Transition[] = [];
+
+  const visit = recordVisitor({
+    projectId,
+    found: { tracked, seen, transitions, alertable, anomalies },
+    labels: new LabelBudget(options.maxUnknownLabelValues ?? 20, labelledIn(previous)),
+    bounds,
+    apiNowMs,
+    options,
+  });
+
+  const misdated = new Map((previous?.misdated ?? []).map((m) => [m.id, m.second]));
+  const { walked, top, newlyMisdated } = await walkDown(
+    {
+      list: reads.list,
+      floor,
+      known: new Set(misdated.keys()),
+      startCursor: segment?.resumeCursor,
+      ...(segment?.recent === undefined ? {} : { readBefore: segment.recent }),
+      firstPageLimit: options.firstPageLimit,
+      pageLimit: options.pageLimit,
+      maxPages: options.maxPagesPerPoll,
+      visit,
+      anomaly: (kind, record) => {
+        anomalies.add(kind, record.id);
+      },
+    },
+    {
+      capSecond: bounds.nowSecond + (options.futureToleranceSeconds ?? 3600),
+      baselineOnly,
+      anomalies,
+    },
+  );
+  const { watermark, nextSegment } = nextCheckpoint(previous, walked, top, bounds);
+
+  // Operations followed but not read by the walk: re-read their page, or read them by id.
+  // Where reading on from the walk continues: only below a complete walk from the top.
+  const frontier = segment === null && walked.complete ? walked.frontier : undefined;
+  const reread = await follow(source, projectId, tracked, seen, visit, options, frontier, signal);
+
+  const aged = ageUnseen(tracked, seen, apiNowMs, options);
+  transitions.push(...aged);
+  alertable.push(...aged);
+
+  const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
+  const { entries: alerts, silenced, alerted } = raiseAlerts(previous, alertable, nowMs, options);
+
+  const state = nextState(previous, {
+    projectId,
+    nowMs,
+    watermark,
+    nextSegment,
+    tracked: [...tracked.values()].map((t) => toStored(t, alerted.get(t.id) ?? [])),
+    misdated: misdatedEntries(
+      // A walk from the top that met a misdated record no more has left it behind for good.
+      segment === null && walked.complete
+        ? [...misdated].filter(([id]) => walked.knownAhead.has(id))
+        : [...misdated],
+      newlyMisdated,
+    ),
+    totals,
+  });
+  return {
+    state,
+    alerts,
+    silenced,
+    transitions,
+    requests: reads.requests() + reread,
+    catchingUp: nextSegment !== null,
+    caughtUp: segment === null && walked.complete,
+    firstStart,
+    anomalies: anomalies.list(),
+  };
+}
+
+/**
+ * The walk's page reads, counted. Its first page is read at once, before anything is decided:
+ * its answer tells the API's time (`serverNow`); the walk's first read is then given it.
+ */
+async function openWalk(
+  source: OperationsSource,
+  projectId: string,
+  segment: Segment | null,
+  options: PollOptions,
+  signal: AbortSignal | undefined,
+): Promise<{ list: WalkParams["list"]; requests: () => number }> {
+  let requests = 0;
   const list = async (limit: number, cursor: string | undefined): Promise<OperationsPage> => {
     requests += 1;
     const query = cursor === undefined ? { limit } : { limit, cursor };
     return source.listOperations(projectId, query, signal === undefined ? {} : { signal });
   };
-
-  // The walk's first page is read before anything is decided: its answer tells the API's time.
-  const segment = previous?.segment ?? null;
   const firstLimit =
     segment?.resumeCursor === undefined ? options.firstPageLimit : options.pageLimit;
   let firstPage: OperationsPage | undefined = await list(firstLimit, segment?.resumeCursor);
-  const apiNowMs = source.serverNow?.() ?? nowMs;
-  const walkList = (limit: number, cursor: string | undefined): Promise<OperationsPage> => {
-    const page = firstPage;
-    firstPage = undefined;
-    return page === undefined ? list(limit, cursor) : Promise.resolve(page);
+  return {
+    list: (limit, cursor) => {
+      const page = firstPage;
+      firstPage = undefined;
+      return page === undefined ? list(limit, cursor) : Promise.resolve(page);
+    },
+    requests: () => requests,
   };
+}
 
-  // What the walk counts, and against which floor.
-  const baselineOnly = firstStart && options.backfillSeconds <= 0;
-  const nowSecond = Math.floor(apiNowMs / 1000);
-  // A backfill (a first start's, or the catch-up it opened): records created from
-  // `countFromSecond` on are history to count (no alerts); older ones are only followed when
-  // open, as on a first start without backfill.
-  const backfill: Backfill | undefined = firstStart
-    ? baselineOnly
-      ? undefined
-      : { countFromSecond: nowSecond - options.backfillSeconds }
-    : segment?.backfill;
-  const lookback = nowSecond - options.firstStartLookbackSeconds;
-  const floor: Position = firstStart
-    ? { second: Math.min(lookback, backfill?.countFromSecond ?? lookback) - 1, ids: [] }
-    : previous.watermark;
-  // Transitions that may raise alerts: not those of history counted by a backfill.
-  const alertable: Transition[] = [];
+/** What a poll has found so far: the records' transitions, what it follows, what was odd. */
+interface Found {
+  readonly tracked: Map<string, Followed>;
+  /** The followed operations read by this poll. */
+  readonly seen: Set<string>;
+  readonly transitions: Transition[];
+  /** Transitions that may raise alerts: not those of history counted by a backfill. */
+  readonly alertable: Transition[];
+  readonly anomalies: AnomalyTally;
+}
 
-  const visit: RecordVisitor = (raw, pageCursor, fresh) => {
+/**
+ * What the poll does with each record read: a fresh one, or one it follows, is bounded and
+ * observed (its transitions found, what is followed next), or counted as history or baseline.
+ */
+function recordVisitor(context: {
+  readonly projectId: string;
+  readonly found: Found;
+  readonly labels: LabelBudget;
+  readonly bounds: { readonly baselineOnly: boolean; readonly backfill: Backfill | undefined };
+  readonly apiNowMs: number;
+  readonly options: PollOptions;
+}): RecordVisitor {
+  const { projectId, labels, apiNowMs, options } = context;
+  const { tracked, seen, transitions, alertable, anomalies } = context.found;
+  const { baselineOnly, backfill } = context.bounds;
+  return (raw, pageCursor, fresh) => {
     const before = tracked.get(raw.id);
     if (!fresh && before === undefined) return;
     // Attributed to this project, with bounded labels and error text, whatever the API sent.
@@ -232,28 +331,28 @@ export async function poll(
     if (next === undefined) tracked.delete(record.id);
     else tracked.set(record.id, { ...next, cursor: pageCursor });
   };
+}
 
-  // Misdated records never move the checkpoint: one dated beyond now plus the tolerance (a
-  // server clock far ahead), or one dated below the floor that stands among new records (out
-  // of order). Each is counted once and remembered, so that it is passed over while walks still
-  // meet it before their end.
-  const capSecond = nowSecond + (options.futureToleranceSeconds ?? 3600);
-  const misdated = new Map((previous?.misdated ?? []).map((m) => [m.id, m.second]));
+/**
+ * Walks the log down to the floor (`walkLog`). Misdated records never move the checkpoint: one
+ * dated beyond now plus the tolerance (a server clock far ahead), or one dated below the floor
+ * that stands among new records (out of order). Each is counted once and remembered, so that it
+ * is passed over while walks still meet it before their end. The newest of the others become
+ * the next checkpoint (`top`).
+ */
+async function walkDown(
+  params: WalkParams,
+  dates: { capSecond: number; baselineOnly: boolean; anomalies: AnomalyTally },
+): Promise<{ walked: WalkResult; top: TopCollector; newlyMisdated: Map<string, number> }> {
+  const { capSecond, baselineOnly, anomalies } = dates;
   const newlyMisdated = new Map<string, number>();
   const top = new TopCollector();
   const walked = await walkLog({
-    list: walkList,
-    floor,
-    known: new Set(misdated.keys()),
-    startCursor: segment?.resumeCursor,
-    ...(segment?.recent === undefined ? {} : { readBefore: segment.recent }),
-    firstPageLimit: options.firstPageLimit,
-    pageLimit: options.pageLimit,
-    maxPages: options.maxPagesPerPoll,
+    ...params,
     visit: (record, pageCursor, fresh) => {
       if (fresh || baselineOnly) {
         const second = secondOf(record);
-        if (fresh && (second > capSecond || second < floor.second)) {
+        if (fresh && (second > capSecond || second < params.floor.second)) {
           newlyMisdated.set(record.id, second);
           if (second > capSecond) anomalies.add("future_record", record.id);
         } else if (second <= capSecond) {
@@ -261,13 +360,81 @@ export async function poll(
           top.add(record);
         }
       }
-      visit(record, pageCursor, fresh);
-    },
-    anomaly: (kind, record) => {
-      anomalies.add(kind, record.id);
+      params.visit(record, pageCursor, fresh);
     },
   });
-  // The checkpoint: what is now fully walked.
+  return { walked, top, newlyMisdated };
+}
+
+/** The state to commit after a poll; the outbox and dead letters are those it started from. */
+function nextState(
+  previous: ProjectState | undefined,
+  next: {
+    projectId: string;
+    nowMs: number;
+    watermark: Position;
+    nextSegment: Segment | null;
+    tracked: ProjectState["tracked"];
+    misdated: Pick<ProjectState, "misdated">;
+    totals: ProjectState["totals"];
+  },
+): ProjectState {
+  return {
+    format: STATE_FORMAT,
+    version: STATE_VERSION,
+    projectId: next.projectId,
+    sequence: (previous?.sequence ?? 0) + 1,
+    committedAtMs: next.nowMs,
+    watermark: next.watermark,
+    segment: next.nextSegment,
+    tracked: next.tracked,
+    ...next.misdated,
+    totals: next.totals,
+    outbox: previous?.outbox ?? [],
+    deadLetters: previous?.deadLetters ?? [],
+  };
+}
+
+/**
+ * What the walk counts, and against which floor: on a first start, from the lookback (or the
+ * backfill, when longer); otherwise from the committed watermark.
+ */
+function walkBounds(
+  previous: ProjectState | undefined,
+  apiNowMs: number,
+  options: PollOptions,
+): { baselineOnly: boolean; backfill: Backfill | undefined; floor: Position; nowSecond: number } {
+  const nowSecond = Math.floor(apiNowMs / 1000);
+  if (previous !== undefined) {
+    return {
+      baselineOnly: false,
+      backfill: previous.segment?.backfill,
+      floor: previous.watermark,
+      nowSecond,
+    };
+  }
+  const baselineOnly = options.backfillSeconds <= 0;
+  // A backfill (a first start's, or the catch-up it opened): records created from
+  // `countFromSecond` on are history to count (no alerts); older ones are only followed when
+  // open, as on a first start without backfill.
+  const backfill: Backfill | undefined = baselineOnly
+    ? undefined
+    : { countFromSecond: nowSecond - options.backfillSeconds };
+  const lookback = nowSecond - options.firstStartLookbackSeconds;
+  const floor = { second: Math.min(lookback, backfill?.countFromSecond ?? lookback) - 1, ids: [] };
+  return { baselineOnly, backfill, floor, nowSecond };
+}
+
+/** The checkpoint after a walk: what is now fully walked, and the catch-up left open, if any. */
+function nextCheckpoint(
+  previous: ProjectState | undefined,
+  walked: WalkResult,
+  top: TopCollector,
+  bounds: { floor: Position; baselineOnly: boolean; backfill: Backfill | undefined },
+): { watermark: Position; nextSegment: Segment | null } {
+  const { floor, baselineOnly, backfill } = bounds;
+  const firstStart = previous === undefined;
+  const segment = previous?.segment ?? null;
   let watermark: Position = previous?.watermark ?? BOTTOM;
   let nextSegment: Segment | null = segment;
   if (segment !== null) {
@@ -305,11 +472,20 @@ export async function poll(
     }
   }
 
-  // Operations followed but not read by the walk: re-read their page, or read them by id.
-  // Where reading on from the walk continues: only below a complete walk from the top.
-  const frontier = segment === null && walked.complete ? walked.frontier : undefined;
-  requests += await follow(source, projectId, tracked, seen, visit, options, frontier, signal);
+  return { watermark, nextSegment };
+}
 
+/**
+ * Ages the followed operations the poll did not read (stuck, for one); lets go of a failed one
+ * watched long enough for a retry. Returns the transitions found.
+ */
+function ageUnseen(
+  tracked: Map<string, Followed>,
+  seen: ReadonlySet<string>,
+  apiNowMs: number,
+  options: PollOptions,
+): Transition[] {
+  const transitions: Transition[] = [];
   for (const [id, t] of tracked) {
     // A failed operation watched long enough for a retry is let go, after this last read.
     if (watchExpired(t, apiNowMs)) {
@@ -319,11 +495,21 @@ export async function poll(
     if (seen.has(id)) continue;
     const aged = age(t, apiNowMs, options);
     transitions.push(...aged.transitions);
-    alertable.push(...aged.transitions);
     if (aged.next !== undefined) tracked.set(id, { ...aged.next, cursor: t.cursor });
   }
+  return transitions;
+}
 
-  const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
+/**
+ * The alerts the poll's alertable transitions raise (`alertsFor`), and what each followed
+ * operation was alerted of since: where each alert went, and where silences kept it from.
+ */
+function raiseAlerts(
+  previous: ProjectState | undefined,
+  alertable: readonly Transition[],
+  nowMs: number,
+  options: PollOptions,
+): RoutedAlerts & { alerted: Map<string, AlertedTo[]> } {
   const alerted = new Map<string, AlertedTo[]>(
     (previous?.tracked ?? []).map((t) => [t.id, t.alerted ?? []]),
   );
@@ -353,37 +539,7 @@ export async function poll(
     alerted.set(alert.operationId, [...before, to].slice(-ALERTED_KEPT));
   }
 
-  const state: ProjectState = {
-    format: STATE_FORMAT,
-    version: STATE_VERSION,
-    projectId,
-    sequence: (previous?.sequence ?? 0) + 1,
-    committedAtMs: nowMs,
-    watermark,
-    segment: nextSegment,
-    tracked: [...tracked.values()].map((t) => toStored(t, alerted.get(t.id) ?? [])),
-    ...misdatedEntries(
-      // A walk from the top that met a misdated record no more has left it behind for good.
-      segment === null && walked.complete
-        ? [...misdated].filter(([id]) => walked.knownAhead.has(id))
-        : [...misdated],
-      newlyMisdated,
-    ),
-    totals,
-    outbox: previous?.outbox ?? [],
-    deadLetters: previous?.deadLetters ?? [],
-  };
-  return {
-    state,
-    alerts,
-    silenced,
-    transitions,
-    requests,
-    catchingUp: nextSegment !== null,
-    caughtUp: segment === null && walked.complete,
-    firstStart,
-    anomalies: anomalies.list(),
-  };
+  return { entries: alerts, silenced, alerted };
 }
 
 /** The misdated records to remember, the newest-dated first, at most `MAX_MISDATED_RECORDS`. */

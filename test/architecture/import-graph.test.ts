@@ -4,7 +4,7 @@
  * the ones above it. The test reads every import of every module under `src/` (static, dynamic
  * and `export … from`), resolves it to the part it lands in, and lists each upward or sideways
  * import with its file and line. The simulator shares nothing with the exporter but the API's
- * schemas (`contract/`).
+ * schemas (`contract/`). Within a part with rooms (`metrics/`), the rooms keep an order too.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -38,6 +38,15 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
   simulator: ["contract"],
 };
 
+/**
+ * The rooms (folders) of a part, lowest first: a module in a room imports only its own room and
+ * the rooms of earlier lines. The part's modules outside its rooms (its assembly, `index.ts`)
+ * may import every room, and no room imports them.
+ */
+const ROOMS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  metrics: [["definitions"], ["events"], ["rendering"]],
+};
+
 function modules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -49,6 +58,12 @@ function modules(dir: string): string[] {
 /** The part a module of `src/` belongs to. */
 function partOf(file: string): string {
   return path.relative(SRC, file).split(path.sep)[0] ?? "";
+}
+
+/** The room of a module within its part: its folder there, or "" at the part's top. */
+function roomOf(file: string): string {
+  const segments = path.relative(SRC, file).split(path.sep);
+  return segments.length > 2 ? (segments[1] ?? "") : "";
 }
 
 interface Import {
@@ -94,6 +109,29 @@ it("has no import of a part from the same layer or above", () => {
           ? ONLY[from].includes(to)
           : (rank.get(to) ?? Infinity) < (rank.get(from) ?? -Infinity);
       if (!allowed) violations.push(`${path.relative(SRC, file)}:${line} (${from}) imports ${to}`);
+    }
+  }
+  expect(violations).toEqual([]);
+});
+
+it("has no import of a room from the same line or above, nor of its part's top", () => {
+  const violations: string[] = [];
+  for (const file of modules(SRC)) {
+    const part = partOf(file);
+    const rooms = ROOMS[part];
+    if (rooms === undefined) continue;
+    const roomRank = new Map(rooms.flatMap((names, i) => names.map((room) => [room, i] as const)));
+    const from = roomOf(file);
+    if (from !== "" && !roomRank.has(from)) {
+      violations.push(`${path.relative(SRC, file)} is in ${part}/${from}, a room not listed`);
+    }
+    for (const { line, target } of importsOf(file)) {
+      const to = roomOf(target);
+      if (partOf(target) !== part || from === "" || to === from) continue;
+      const allowed = to !== "" && (roomRank.get(to) ?? Infinity) < (roomRank.get(from) ?? 0);
+      const where = to === "" ? "the top" : to;
+      if (!allowed)
+        violations.push(`${path.relative(SRC, file)}:${line} (${from}) imports ${where}`);
     }
   }
   expect(violations).toEqual([]);

@@ -43,6 +43,30 @@ it("lists every problem by its path and exits 2", async () => {
   expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
 });
 
+it("names the metric families include and exclude do not know, with the other problems", async () => {
+  const dir = await tempDir("pgcp-check-");
+  const file = path.join(dir, "config.yaml");
+  await writeFile(
+    file,
+    [
+      "projects: all",
+      "metrics:",
+      "  include: [pgcp_operations_total, pgcp_endpoint_state, process_cpu_seconds_total]",
+      "  exclude: [pgcp_operation_total, nodejs_heap_size_total_bytes]",
+      "",
+    ].join("\n"),
+  );
+  const run = await cli(["check-config", "--config", file], {});
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("api.key: is required (set PGCP_API_KEY)");
+  // The process's families are known too: only the misspelt name is unknown.
+  expect(run.stderr).toMatch(/metrics\.exclude: names unknown metrics: pgcp_operation_total$/m);
+  expect(run.stderr).toContain(
+    "metrics.include: names metrics that detail standard does not serve: pgcp_endpoint_state (from full)",
+  );
+  expect(run.stderr).not.toContain("metrics.include: names unknown");
+});
+
 it("names where each wrong value came from, and what a missing one should be", async () => {
   const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");

@@ -66,8 +66,9 @@ it("plans each account's projects within its own budget, and shows them per acco
   expect(await t.value("pgcp_scheduler_interval_stretch_ratio", { account: "fleet" })).toBe(1);
   const stretch = await t.value("pgcp_scheduler_interval_stretch_ratio", { account: "small" });
   expect(stretch).toBeGreaterThan(40);
+  // Its projects have had no operations: they are idle, and take the whole stretch.
   expect(
-    await t.value("pgcp_scheduler_poll_interval_seconds", { account: "small", lane: "base" }),
+    await t.value("pgcp_scheduler_poll_interval_seconds", { account: "small", lane: "idle" }),
   ).toBeCloseTo(0.5 * (stretch ?? 0), 5);
   expect(
     await t.value("pgcp_scheduler_poll_interval_seconds", { account: "fleet", lane: "base" }),
@@ -153,7 +154,8 @@ it("watches organisations through personal and organisation keys, each project o
     async () => (await e.value("pgcp_scheduler_projects", { account: "globex" })) === 0,
   );
   const departedAt = Date.now();
-  expect(await up(gone)).toBe(1);
+  // Its series stay (a poll that met the deletion first says 0).
+  expect(await up(gone)).toBeDefined();
   await waitFor("the grace to end", async () => (await up(gone)) === undefined);
   expect(Date.now() - departedAt).toBeGreaterThan(1_500);
   expect((await readdir(stateDir)).some((f) => f.startsWith(gone))).toBe(true);

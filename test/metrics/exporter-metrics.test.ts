@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { StateFileError } from "../../src/store/index.js";
 import type { AccountProbe } from "../../src/metrics/index.js";
-import type { Lane } from "../../src/scheduler/index.js";
+import type { Tier } from "../../src/scheduler/index.js";
 import { T0_MS, alert, pollResult, projectState } from "./support/fixtures.js";
 import { closeAll, family, lines, metricsFor, render, samples } from "./support/rendering.js";
 
@@ -135,8 +135,8 @@ describe("exporter metrics", () => {
             return name === "a" ? stretch : 1;
           },
         },
-        effectiveIntervalSeconds: (lane: Lane) =>
-          (lane === "fast" ? 5 : 30) * (name === "a" ? stretch : 1),
+        tierIntervalSeconds: (tier: Tier) =>
+          (tier === "fast" ? 5 : tier === "active" ? 30 : 60) * (name === "a" ? stretch : 1),
       },
       client: { limiterStats: () => ({ tokensRemaining: tokens }) },
       projects: () => projects,
@@ -157,12 +157,14 @@ describe("exporter metrics", () => {
     text = await render(metrics);
     expect(family(text, "pgcp_scheduler_poll_interval_seconds")).toEqual(
       lines(`
-        # HELP pgcp_scheduler_poll_interval_seconds Interval at which an account's projects of a lane are polled now, after stretching (fast: projects with open operations; base: the others).
+        # HELP pgcp_scheduler_poll_interval_seconds Interval at which an account's projects of a lane are polled now (fast: with open operations; base: with new or changed operations within poll.activeWindow; idle: the others, stretched first when the budget is short).
         # TYPE pgcp_scheduler_poll_interval_seconds gauge
-        pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 30
         pgcp_scheduler_poll_interval_seconds{account="a",lane="fast"} 5
-        pgcp_scheduler_poll_interval_seconds{account="b",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="idle"} 60
         pgcp_scheduler_poll_interval_seconds{account="b",lane="fast"} 5
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="base"} 30
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="idle"} 60
       `),
     );
     expect(samples(text, "pgcp_scheduler_projects")).toEqual(
@@ -192,8 +194,10 @@ describe("exporter metrics", () => {
       lines(`
         pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 60
         pgcp_scheduler_poll_interval_seconds{account="a",lane="fast"} 10
+        pgcp_scheduler_poll_interval_seconds{account="a",lane="idle"} 120
         pgcp_scheduler_poll_interval_seconds{account="b",lane="base"} 30
         pgcp_scheduler_poll_interval_seconds{account="b",lane="fast"} 5
+        pgcp_scheduler_poll_interval_seconds{account="b",lane="idle"} 60
         pgcp_scheduler_interval_stretch_ratio{account="a"} 2
         pgcp_scheduler_interval_stretch_ratio{account="b"} 1
         pgcp_api_rate_limit_tokens{account="a"} 17

@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CachedExposition } from "../../src/metrics/exposition.js";
+import { CachedExposition } from "../../src/metrics/rendering/exposition.js";
 import { pollResult, projectState } from "./support/fixtures.js";
 import { closeAll, metricsFor } from "./support/rendering.js";
 
@@ -197,7 +197,7 @@ describe("the exporter's exposition", () => {
         return [
           {
             name: "default",
-            scheduler: { budget: { stretch: 1 }, effectiveIntervalSeconds: () => 30 },
+            scheduler: { budget: { stretch: 1 }, tierIntervalSeconds: () => 30 },
             keyRefusal: () => undefined,
             client: { limiterStats: () => ({ tokensRemaining: 5 }) },
             projects: () => [],

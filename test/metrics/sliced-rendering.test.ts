@@ -4,12 +4,12 @@
  */
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { PAUSE } from "../../src/metrics/projected-family.js";
+import { PAUSE } from "../../src/metrics/definitions/series.js";
 import {
   registryFamilies,
   slicedRendering,
   type FamilyText,
-} from "../../src/metrics/sliced-rendering.js";
+} from "../../src/metrics/rendering/sliced-rendering.js";
 
 function registry(processMetrics: boolean): Registry {
   const r = new Registry();

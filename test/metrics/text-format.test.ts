@@ -4,12 +4,12 @@
  */
 import { Gauge, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { formatValue } from "../../src/metrics/definitions/series.js";
 import {
   familyHeader,
-  formatValue,
   histogramLines,
   sampleLines,
-} from "../../src/metrics/text-format.js";
+} from "../../src/metrics/rendering/text-format.js";
 
 const ODD_VALUES = ["back\\slash", 'a "quoted" word', "two\nlines", 'all \\ " \n of them'];
 const NUMBERS = [

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE } from "../../src/metrics/catalogue.js";
+import { CATALOGUE } from "../../src/metrics/definitions/catalogue.js";
 import { requireBinary } from "../e2e/support/binaries.js";
 import { catalogueProblems, catalogueSeries } from "../dashboards/support/promql.js";
 import { checkExpressions } from "../dashboards/support/promtool.js";

@@ -6,8 +6,8 @@
 import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { gzipBody } from "../../src/metrics/compressed-body.js";
-import { CachedExposition } from "../../src/metrics/exposition.js";
+import { gzipBody } from "../../src/metrics/rendering/compressed-body.js";
+import { CachedExposition } from "../../src/metrics/rendering/exposition.js";
 import { startServer, type RunningServer } from "../../src/server/http-server.js";
 
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";

@@ -6,8 +6,8 @@
  */
 import { request, type IncomingMessage } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CachedExposition } from "../../src/metrics/exposition.js";
-import { slicedRendering } from "../../src/metrics/sliced-rendering.js";
+import { CachedExposition } from "../../src/metrics/rendering/exposition.js";
+import { slicedRendering } from "../../src/metrics/rendering/sliced-rendering.js";
 import { startServer, type RunningServer } from "../../src/server/http-server.js";
 
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";

@@ -3,7 +3,7 @@
  * that a dashboard naming a metric the exporter does not serve fails to compile, and selectors
  * that apply the dashboards' `$project` variable to every family that has a `project` label.
  */
-import { CATALOGUE, type MetricName } from "../../src/metrics/catalogue.js";
+import { CATALOGUE, type MetricName } from "../../src/metrics/definitions/catalogue.js";
 
 type Entry = (typeof CATALOGUE)[number];
 export type HistogramName = Extract<Entry, { type: "histogram" }>["name"];

@@ -123,9 +123,13 @@ function alterPagination<
   return (fault === "no_pagination" ? rest : { ...rest, pagination: fault }) as T;
 }
 
+/** A 200 answer with `body`. */
+function ok(body: unknown): ReturnType<Handler> {
+  return { status: 200, body };
+}
+
 /** The `/api/v2` routes (paths relative to it). */
 export function apiRouter(plane: ControlPlane): Router<Handler> {
-  const ok = (body: unknown): ReturnType<Handler> => ({ status: 200, body });
   const ids = (r: RequestContext): [string, string] => [
     param(r, "project_id"),
     param(r, "endpoint_id"),
@@ -150,24 +154,7 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     param(r, "branch_id"),
   ];
 
-  route("GET", "/projects", "listProjects", (r) => {
-    const cursor = r.query.get("cursor") ?? undefined;
-    const limit = integerQuery(r, "limit", PROJECTS_LIMIT);
-    const orgId = orgIdQuery(r);
-    const page = plane.projects.list(r.caller, orgId, cursor, limit);
-    const position = (id: string): number => plane.world.accountPositionOf(id) ?? -1;
-    const fault = paginationFault(
-      {
-        answerFault: r.answerFault,
-        cursor,
-        previous: cursors.swap(`listProjects ${accountOf(r.caller)} ${orgId ?? ""}`, cursor),
-        full: page.projects.length === limit,
-        isBelow: (a, b) => position(a) > position(b),
-      },
-      page.pagination,
-    );
-    return ok(alterPagination(page, fault));
-  });
+  route("GET", "/projects", "listProjects", listProjects(plane, cursors));
   route("POST", "/projects", "createProject", (r) => ({
     status: 201,
     body: plane.projects.create(r.caller, r.json(createProjectRequestSchema), orgIdQuery(r)),
@@ -195,36 +182,12 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     const result = plane.branches.delete(...branchIds(r));
     return result === BRANCH_ALREADY_DELETED ? { status: 204 } : ok(result);
   });
-  route("GET", "/projects/:project_id/operations", "listOperations", (r) => {
-    const projectId = param(r, "project_id");
-    const limit = integerQuery(r, "limit", {
-      ...OPERATIONS_LIMIT,
-      default: DEFAULT_OPERATIONS_LIMIT,
-    });
-    const cursorUs = operationsCursor(r);
-    const page = plane.listOperations(projectId, cursorUs, limit, {
-      overlap: r.answerFault === "overlap",
-      foreignProject: r.answerFault === "foreign_project",
-    });
-    const cursor = r.query.get("cursor") ?? undefined;
-    const us = (c: string): number => parseIsoMicros(c) ?? Number.NEGATIVE_INFINITY;
-    const fault = paginationFault(
-      {
-        answerFault: r.answerFault,
-        cursor,
-        previous: cursors.swap(`listOperations ${projectId}`, cursor),
-        full: page.operations.length === limit,
-        isBelow: (a, b) => us(a) < us(b),
-      },
-      page.pagination,
-    );
-    const answered = alterPagination(page, fault);
-    return ok(
-      r.answerFault === "null_fields"
-        ? { ...answered, operations: answered.operations.map(withNullFields) }
-        : answered,
-    );
-  });
+  route(
+    "GET",
+    "/projects/:project_id/operations",
+    "listOperations",
+    listOperations(plane, cursors),
+  );
   route("GET", "/projects/:project_id/operations/:operation_id", "getOperation", (r) => {
     const answer = plane.getOperation(param(r, "project_id"), param(r, "operation_id"), {
       foreignProject: r.answerFault === "foreign_project",
@@ -262,6 +225,62 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     ok(plane.endpoints.restart(...ids(r))),
   );
   return router;
+}
+
+/** `GET /projects`: a page of the caller's projects (or an organisation's), with its faults. */
+function listProjects(plane: ControlPlane, cursors: CursorMemory): Handler {
+  return (r) => {
+    const cursor = r.query.get("cursor") ?? undefined;
+    const limit = integerQuery(r, "limit", PROJECTS_LIMIT);
+    const orgId = orgIdQuery(r);
+    const page = plane.projects.list(r.caller, orgId, cursor, limit);
+    const position = (id: string): number => plane.world.accountPositionOf(id) ?? -1;
+    const fault = paginationFault(
+      {
+        answerFault: r.answerFault,
+        cursor,
+        previous: cursors.swap(`listProjects ${accountOf(r.caller)} ${orgId ?? ""}`, cursor),
+        full: page.projects.length === limit,
+        isBelow: (a, b) => position(a) > position(b),
+      },
+      page.pagination,
+    );
+    return ok(alterPagination(page, fault));
+  };
+}
+
+/** `GET /projects/{id}/operations`: a page of the log, newest first, with its faults. */
+function listOperations(plane: ControlPlane, cursors: CursorMemory): Handler {
+  return (r) => {
+    const projectId = param(r, "project_id");
+    const limit = integerQuery(r, "limit", {
+      ...OPERATIONS_LIMIT,
+      default: DEFAULT_OPERATIONS_LIMIT,
+    });
+    const cursorUs = operationsCursor(r);
+    const page = plane.listOperations(projectId, cursorUs, limit, {
+      overlap: r.answerFault === "overlap",
+      foreignProject: r.answerFault === "foreign_project",
+    });
+    const cursor = r.query.get("cursor") ?? undefined;
+    const us = (c: string): number => parseIsoMicros(c) ?? Number.NEGATIVE_INFINITY;
+    const fault = paginationFault(
+      {
+        answerFault: r.answerFault,
+        cursor,
+        previous: cursors.swap(`listOperations ${projectId}`, cursor),
+        full: page.operations.length === limit,
+        isBelow: (a, b) => us(a) < us(b),
+      },
+      page.pagination,
+    );
+    const answered = alterPagination(page, fault);
+    return ok(
+      r.answerFault === "null_fields"
+        ? { ...answered, operations: answered.operations.map(withNullFields) }
+        : answered,
+    );
+  };
 }
 
 /** The `null_fields` fault: every optional field a record lacks is sent as `null`. */

@@ -50,35 +50,7 @@ export function simRouter(sim: SimControls): Router<Handler> {
   const now = (): string => microsToDate(plane.scheduler.nowUs).toISOString();
   const router = new Router<Handler>();
 
-  router.add("POST", "/projects", "createProject", (r) => {
-    const body = r.json(createProjectSchema);
-    if (body.org_id !== undefined && plane.accounts.organization(body.org_id) === undefined) {
-      throw notFound(`organization ${body.org_id} not found`);
-    }
-    const project = plane.createProject({
-      plan: body.plan,
-      branches: body.branches,
-      ...(body.availability_checks === undefined
-        ? {}
-        : { availabilityChecks: body.availability_checks }),
-      ownership: {
-        ownerId: body.org_id ?? body.user ?? DEFAULT_USER_ID,
-        orgId: body.org_id,
-      },
-    });
-    return {
-      status: 201,
-      body: {
-        project: {
-          id: project.id,
-          plan: project.plan,
-          owner_id: project.ownerId,
-          ...(project.orgId === undefined ? {} : { org_id: project.orgId }),
-        },
-        branches: project.branches.map((b) => ({ id: b.id, primary: b.primary })),
-      } satisfies SimProjectResponse,
-    };
-  });
+  router.add("POST", "/projects", "createProject", createProject(plane));
 
   router.add("POST", "/organizations", "createOrganization", (r) => {
     const body = r.json(createOrganizationSchema);
@@ -154,7 +126,46 @@ export function simRouter(sim: SimControls): Router<Handler> {
     return { status: 200, body: sim.stats.view() };
   });
 
-  router.add("POST", "/bulk", "bulk", (r) => {
+  router.add("POST", "/bulk", "bulk", seedBulk(plane));
+  return router;
+}
+
+/** `POST /_sim/projects`: a project of a user or an organisation, with its branches. */
+function createProject(plane: ControlPlane): Handler {
+  return (r) => {
+    const body = r.json(createProjectSchema);
+    if (body.org_id !== undefined && plane.accounts.organization(body.org_id) === undefined) {
+      throw notFound(`organization ${body.org_id} not found`);
+    }
+    const project = plane.createProject({
+      plan: body.plan,
+      branches: body.branches,
+      ...(body.availability_checks === undefined
+        ? {}
+        : { availabilityChecks: body.availability_checks }),
+      ownership: {
+        ownerId: body.org_id ?? body.user ?? DEFAULT_USER_ID,
+        orgId: body.org_id,
+      },
+    });
+    return {
+      status: 201,
+      body: {
+        project: {
+          id: project.id,
+          plan: project.plan,
+          owner_id: project.ownerId,
+          ...(project.orgId === undefined ? {} : { org_id: project.orgId }),
+        },
+        branches: project.branches.map((b) => ({ id: b.id, primary: b.primary })),
+      } satisfies SimProjectResponse,
+    };
+  };
+}
+
+/** `POST /_sim/bulk`: many projects with finished histories at once. */
+function seedBulk(plane: ControlPlane): Handler {
+  return (r) => {
     const body = r.json(bulkSchema);
     const result = plane.seedBulk({
       projects: body.projects,
@@ -172,6 +183,5 @@ export function simRouter(sim: SimControls): Router<Handler> {
         operations: result.operations,
       } satisfies SimBulkResponse,
     };
-  });
-  return router;
+  };
 }

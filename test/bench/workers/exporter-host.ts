@@ -382,8 +382,9 @@ const handlers = {
     const { scheduler } = account;
     return {
       budget: scheduler.budget,
-      baseIntervalSeconds: scheduler.effectiveIntervalSeconds("base"),
-      fastIntervalSeconds: scheduler.effectiveIntervalSeconds("fast"),
+      // The interval a project without open operations waits at most (an idle fleet's).
+      baseIntervalSeconds: scheduler.tierIntervalSeconds("idle"),
+      fastIntervalSeconds: scheduler.tierIntervalSeconds("fast"),
     };
   },
 

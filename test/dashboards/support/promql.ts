@@ -5,7 +5,7 @@
  * ranges are skipped. Whether the expression parses is Prometheus' business (promtool); this
  * only says which series it names, for the check against the metric catalogue.
  */
-import { CATALOGUE } from "../../../src/metrics/catalogue.js";
+import { CATALOGUE } from "../../../src/metrics/definitions/catalogue.js";
 import { HISTOGRAM_SUFFIXES } from "../../../tools/dashboards/index.js";
 
 export interface Matcher {

@@ -21,7 +21,8 @@ export const PROBES: Partial<ExporterMetricsOptions> = {
       name: "default",
       scheduler: {
         budget: { stretch: 1.25 },
-        effectiveIntervalSeconds: (lane: "base" | "fast") => (lane === "fast" ? 6.25 : 37.5),
+        tierIntervalSeconds: (tier: "fast" | "active" | "idle") =>
+          tier === "fast" ? 6.25 : tier === "active" ? 37.5 : 75,
       },
       keyRefusal: () => undefined,
       client: { limiterStats: () => ({ tokensRemaining: 37 }) },

@@ -1,40 +1,17 @@
 /**
- * Turns the catalogue into the families of the rendering, in its order. Event families are
- * ordinary prom-client counters and histograms in a registry, rendered by prom-client. A
- * projected family is written as text of our own (`text-format.ts`) from the series its
- * projection computes each time the rendering reaches it (or keeps, per project, from an earlier
- * rendering while the project is unchanged): counters restored from committed state are
- * therefore exactly what was committed, and a forgotten project or endpoint simply has no
- * series.
+ * The catalogue as the families of the rendering, in its order: event families as prom-client
+ * renders them, projected ones as text of our own (`text-format.ts`) from their value functions.
  */
-import { Counter, Histogram, type Registry } from "prom-client";
-import {
-  CATALOGUE,
-  type EventCounterName,
-  type EventHistogramName,
-  type MetricName,
-  type MetricSpec,
-  type SpecOf,
-} from "./catalogue.js";
+import type { Registry } from "prom-client";
+import type { ProjectView } from "../../sync/index.js";
+import { CATALOGUE } from "../definitions/catalogue.js";
+import type { Family, MetricSpec, ProjectedFamily } from "../definitions/family.js";
+import type { Projection, ProjectionInput } from "../definitions/projection.js";
+import type { HistogramSeries, Pause, Sample } from "../definitions/series.js";
+import { eventRegistry, type EventFamilies } from "../events/registry.js";
 import { ProjectChunks } from "./project-chunks.js";
-import type {
-  AcrossProjects,
-  HistogramSeries,
-  Pause,
-  PerProject,
-  ProjectionInput,
-  Sample,
-} from "./projected-family.js";
-import { PROJECTIONS } from "./projected-families.js";
-import type { ProjectView } from "../sync/index.js";
 import type { FamilyText } from "./sliced-rendering.js";
 import { familyHeader, histogramLines, sampleLines } from "./text-format.js";
-
-/** The event families, by name; undefined for a family that was not selected. */
-export interface EventFamilies {
-  counter(name: EventCounterName): Counter | undefined;
-  histogram(name: EventHistogramName): Histogram | undefined;
-}
 
 export interface CatalogueFamilies {
   readonly events: EventFamilies;
@@ -42,44 +19,35 @@ export interface CatalogueFamilies {
   readonly texts: readonly FamilyText[];
 }
 
+/**
+ * Registers the selected event families in `registry`, and gives every selected family's text.
+ * A projected family's series are computed each time the rendering reaches it (or kept, per
+ * project, from an earlier rendering while the project is unchanged): counters restored from
+ * committed state are therefore exactly what was committed, and a forgotten project or endpoint
+ * simply has no series.
+ */
 export function registerCatalogue(
   registry: Registry,
   selected: (spec: MetricSpec) => boolean,
   input: ProjectionInput,
 ): CatalogueFamilies {
-  const counters = new Map<string, Counter>();
-  const histograms = new Map<string, Histogram>();
+  const events = eventRegistry(registry);
   const texts: FamilyText[] = [];
   const moments = renderingMoments(input);
-  for (const spec of CATALOGUE) {
+  for (const spec of CATALOGUE as readonly Family[]) {
     if (!selected(spec)) continue;
     if (spec.source === "events") {
-      const config = {
-        name: spec.name,
-        help: spec.help,
-        labelNames: spec.labels,
-        registers: [registry],
-      };
-      if (spec.type === "counter") counters.set(spec.name, new Counter(config));
-      else histograms.set(spec.name, new Histogram({ ...config, buckets: [...spec.buckets] }));
+      events.register(spec);
       texts.push(() => registry.getSingleMetricAsString(spec.name));
       continue;
     }
-    // `Projections` ties each name to the series type of its entry; the loop cannot see that.
-    const projection = PROJECTIONS[spec.name] as Projection<AnySeries>;
-    const text = projectedText(projection, familyLines(spec), moments);
+    // Each entry's value function yields its type's series; the loop cannot see that.
+    const value = spec.value as Projection<AnySeries>;
+    const text = projectedText(value, familyLines(spec), moments);
     texts.push((rendering) => withHeader(spec, () => text(rendering)));
   }
-  return {
-    events: {
-      counter: (name) => counters.get(name),
-      histogram: (name) => histograms.get(name),
-    },
-    texts,
-  };
+  return { events, texts };
 }
-
-type Projection<S> = AcrossProjects<S> | PerProject<S>;
 
 type AnySeries = Sample & HistogramSeries;
 
@@ -89,7 +57,7 @@ interface Lines<S> {
   (series: Iterable<S | Pause>): Iterable<string | Pause>;
 }
 
-function familyLines(spec: SpecOf<MetricName>): Lines<AnySeries> {
+function familyLines(spec: ProjectedFamily): Lines<AnySeries> {
   function lines(series: Iterable<AnySeries>): Iterable<string>;
   function lines(series: Iterable<AnySeries | Pause>): Iterable<string | Pause>;
   function lines(series: Iterable<AnySeries | Pause>): Iterable<string | Pause> {

@@ -1,6 +1,6 @@
 /** API request families, counted from the API client's event hooks. */
-import type { ApiClientEvents } from "../api/index.js";
-import type { EventFamilies } from "./families.js";
+import type { ApiClientEvents } from "../../api/index.js";
+import type { EventFamilies } from "./registry.js";
 
 /** Hooks that count into `families`, then call `changed`. */
 export function apiEventCounters(families: EventFamilies, changed: () => void): ApiClientEvents {

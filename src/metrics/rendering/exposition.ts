@@ -1,16 +1,9 @@
 /**
- * The cached `/metrics` body. Rendering walks every family, so it happens here, after changes
- * and on a slow refresh timer, never on a scrape: a scrape only writes the last buffer. The
- * body is written in slices (`sliced-rendering.ts`), so that a scrape arriving during a
- * rebuild is answered after one slice rather than after the whole rendering. Each rendering
- * is also compressed once, off the event loop (`compressed-body.ts`), and the plain body and
- * its gzip form are published together: a scrape gets one or the other of the same rendering.
- * A scrape borrows the rendering it sends and gives it back when its response is done; a
- * replaced rendering that every scrape has given back is handed to `recycle`, so that a later
- * rendering is written into its buffer rather than into new memory.
+ * The cached `/metrics` body: rebuilt after changes and on a slow timer, never on a scrape, so a
+ * scrape only writes the last rendering's buffer, plain or gzip.
  */
 import { gzipBody, gzipBodyNow } from "./compressed-body.js";
-import { systemClock } from "../clock.js";
+import { systemClock } from "../../clock.js";
 
 /** One rendering of every metric: its body, the same body compressed, and its content type. */
 export interface Rendering {
@@ -69,6 +62,16 @@ const MAX_RENDER_SHARE = 0.1;
 const EMPTY = Buffer.alloc(0);
 const EMPTY_GZIP = gzipBodyNow(EMPTY);
 
+/**
+ * Rendering walks every family, so it happens here. The body is written in slices
+ * (`sliced-rendering.ts`), so that a scrape arriving during a rebuild is answered after one
+ * slice rather than after the whole rendering. Each rendering is also compressed once, off the
+ * event loop (`compressed-body.ts`), and the plain body and its gzip form are published
+ * together: a scrape gets one or the other of the same rendering. A scrape borrows the
+ * rendering it sends and gives it back when its response is done; a replaced rendering that
+ * every scrape has given back is handed to `recycle`, so that a later rendering is written into
+ * its buffer rather than into new memory.
+ */
 export class CachedExposition implements Exposition {
   readonly #render: () => Promise<string | Buffer>;
   readonly #contentType: string;

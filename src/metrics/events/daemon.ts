@@ -3,9 +3,9 @@
  * counters and histograms. Project facts are the shared project views' (`sync/project-views.ts`),
  * which hear the same reports first; every report makes the rendering stale.
  */
-import type { DaemonObserver } from "../sync/index.js";
-import { WalkError } from "../sync/index.js";
-import type { EventFamilies } from "./families.js";
+import type { DaemonObserver } from "../../sync/index.js";
+import { WalkError } from "../../sync/index.js";
+import type { EventFamilies } from "./registry.js";
 
 /** An observer that updates `families`, then calls `changed`. */
 export function daemonObserver(

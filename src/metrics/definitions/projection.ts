@@ -1,36 +1,17 @@
 /**
- * The shape of a projected family: a function from what the module knows (project views and
- * runtime probes) to the family's series, called each time the rendering is built, or, for a
- * family whose series each belong to one project, a function of one project's view. One is
- * needed for every catalogue entry that is not counted from events; `Projections` makes a
- * missing one a compile error, and `projected-families.ts` holds them all.
+ * The value function of a projected family: either a function of everything the module knows
+ * (the project views and the runtime probes), or, for a family whose series each belong to one
+ * project, a function of one project's view, with what it reads from it.
  */
-import type { Budget, Lane } from "../scheduler/budget.js";
-import type { MetricName, ProjectedName, SpecOf } from "./catalogue.js";
-import type { ProjectView } from "../sync/index.js";
-
-export type Labels = Readonly<Record<string, string>>;
-
-/** One series of a counter or gauge. */
-export interface Sample {
-  readonly labels: Labels;
-  readonly value: number;
-}
-
-/** One series of a histogram. */
-export interface HistogramSeries {
-  readonly labels: Labels;
-  /** Observations per bucket, not cumulative, in the order of the family's bounds. */
-  readonly buckets: readonly number[];
-  readonly sum: number;
-  /** All observations (the `+Inf` bucket). */
-  readonly count: number;
-}
+import type { Tier } from "../../scheduler/activity-plan.js";
+import type { Budget } from "../../scheduler/budget.js";
+import type { ProjectView } from "../../sync/index.js";
+import type { Pause } from "./series.js";
 
 /** What the scheduler tells about its budget; `Scheduler` satisfies it. */
 export interface SchedulerProbe {
   readonly budget: Pick<Budget, "stretch">;
-  effectiveIntervalSeconds(lane: Lane): number;
+  tierIntervalSeconds(tier: Tier): number;
 }
 
 /** An account's scheduler and limiter; `DaemonAccount` satisfies it. */
@@ -78,18 +59,6 @@ export interface ProjectionInput {
   readonly runtime: RuntimeProbes;
 }
 
-/** The series type of a family: histogram series or samples. */
-export type SeriesOf<N extends MetricName> = SpecOf<N>["type"] extends "histogram"
-  ? HistogramSeries
-  : Sample;
-
-/**
- * Yielded by a family across projects between two projects' worth of work: the rendering may
- * let the event loop run there, so that summing thousands of projects is not one long step.
- */
-export const PAUSE: unique symbol = Symbol("pause");
-export type Pause = typeof PAUSE;
-
 /**
  * A family whose series are computed from all the projects at once (sums, runtime values).
  * One that loops over the projects yields `PAUSE` after each.
@@ -110,7 +79,5 @@ export interface PerProject<S> {
   readonly reads?: readonly ((view: ProjectView) => unknown)[];
 }
 
-export type Projection<N extends MetricName> =
-  AcrossProjects<SeriesOf<N>> | PerProject<SeriesOf<N>>;
-
-export type Projections = { readonly [N in ProjectedName]: Projection<N> };
+/** The value function of a family whose series are `S`. */
+export type Projection<S> = AcrossProjects<S> | PerProject<S>;

@@ -1,7 +1,6 @@
 /**
- * The gzip form of a rendering of `/metrics`, built once per rendering for the scrapes that ask
- * for it. zlib's asynchronous API compresses on libuv's thread pool: the event loop is held only
- * to hand the input over and gather the output, not for the whole compression
+ * The gzip form of a rendering of `/metrics`, built once per rendering, on libuv's thread pool:
+ * the event loop only hands the input over and gathers the output
  * (docs/performance.md#gzip-and-the-openmetrics-format).
  */
 import { constants, gzip, gzipSync } from "node:zlib";

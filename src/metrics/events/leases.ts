@@ -1,6 +1,6 @@
 /** Lease families counted from the lease manager's reports. */
-import type { LeaseObserver } from "../leases/index.js";
-import type { EventFamilies } from "./families.js";
+import type { LeaseObserver } from "../../leases/index.js";
+import type { EventFamilies } from "./registry.js";
 
 /** An observer that counts into `families`, then calls `changed`. */
 export function leaseCounters(

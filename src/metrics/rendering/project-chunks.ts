@@ -1,13 +1,10 @@
 /**
- * The text of a per-project family that says what it reads (`PerProject`), kept per project
- * between renderings: a rendering writes again only the lines of the projects whose view
- * changed in what the family reads, and copies the bytes of the others. At 1,000 projects, a
- * few dozen change between two renderings; writing every line again made each rendering
- * allocate several hundred thousand short-lived strings, whose collection stalled the event
- * loop.
+ * A per-project family's text, kept per project between renderings: a rendering writes again
+ * only the projects whose view changed in what the family reads and copies the others' bytes,
+ * sparing the many short-lived strings whose collection would stall the event loop.
  */
-import type { PerProject } from "./projected-family.js";
-import type { ProjectView } from "../sync/index.js";
+import type { ProjectView } from "../../sync/index.js";
+import type { PerProject } from "../definitions/projection.js";
 
 interface Entry {
   /** What `reads` picked from the view when `text` was written. */
@@ -69,9 +66,8 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * `text` in a buffer of its own. `Buffer.from` takes a short text from a pool shared by every
- * small buffer of the process, in slabs of 8 KiB on Node 20 and of 64 KiB on Node 22 and
- * later, and a text kept for as long as its project's view does not change keeps its whole
- * slab, for a few hundred bytes of its own.
+ * small buffer of the process, in slabs many times its size, and a text kept for as long as its
+ * project's view does not change keeps its whole slab.
  */
 function ownBuffer(text: string): Buffer {
   const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));

@@ -1,12 +1,10 @@
 /**
- * Writes the `/metrics` body from its families in slices: prom-client's renderings of the
- * families it counts, and the lines of our own of the projected families (some kept per project
- * from earlier renderings), in order, letting the event loop run whenever a slice has taken
- * `RENDER_SLICE_MS`.
+ * Writes the `/metrics` body from its families' texts, in order, in slices: the event loop runs
+ * whenever a slice has taken `RENDER_SLICE_MS`, so a scrape never waits for a whole rendering.
  */
 import type { Registry } from "prom-client";
-import { PAUSE, type Pause } from "./projected-family.js";
-import { systemClock } from "../clock.js";
+import { systemClock } from "../../clock.js";
+import { PAUSE, type Pause } from "../definitions/series.js";
 
 /**
  * Longest stretch (ms) a sliced rendering works before it lets the event loop run: a scrape

@@ -1,6 +1,6 @@
 /** Notifier families, counted from the notifier's reports. */
-import type { NotifierObserver } from "../alerts/notifier.js";
-import type { EventFamilies } from "./families.js";
+import type { NotifierObserver } from "../../alerts/notifier.js";
+import type { EventFamilies } from "./registry.js";
 
 /** An observer that counts into `families`, then calls `changed`. */
 export function notifierCounters(

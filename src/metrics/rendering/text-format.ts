@@ -1,24 +1,16 @@
 /**
- * The Prometheus text format (version 0.0.4), written line by line exactly as prom-client's
- * registry writes it, so that a family rendered here cannot be told from one rendered by
- * prom-client: the same escaping, the same number formatting (`Nan`, `+Inf`, `-Inf`, and
- * JavaScript's own text for every finite number), histogram series as cumulative `_bucket`
- * lines ending with `le="+Inf"`, then `_sum` and `_count`. Lines carry no trailing new line.
+ * The Prometheus text format (0.0.4), line by line exactly as prom-client's registry writes it
+ * (escaping, `formatValue`, cumulative `_bucket` lines, `_sum`, `_count`), so that a family
+ * written here cannot be told from one of prom-client's. Lines carry no trailing new line.
  */
 import {
   PAUSE,
+  formatValue,
   type HistogramSeries,
   type Labels,
   type Pause,
   type Sample,
-} from "./projected-family.js";
-
-/** A sample's value, or a bucket's bound, as prom-client writes it. */
-export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return "Nan";
-  if (!Number.isFinite(value)) return value < 0 ? "-Inf" : "+Inf";
-  return String(value);
-}
+} from "../definitions/series.js";
 
 /** HELP text (and a family's name): backslashes and new lines escaped. */
 export function escapeHelp(text: string): string {

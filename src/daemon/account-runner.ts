@@ -1,0 +1,146 @@
+/**
+ * One account's runner: its API client and scheduler, polling the account's share of the watched
+ * projects and listing their endpoints. It keeps what the API refuses (the key, a project), so
+ * that a refusal is logged when it starts and when it ends, and the scheduler backs off.
+ */
+import type { ApiClient } from "../api/index.js";
+import type { Clock } from "../clock.js";
+import type { AccountPlan, Config } from "../config/index.js";
+import { errorFields, type Logger } from "../logger.js";
+import { Scheduler, type JobOutcome } from "../scheduler/index.js";
+import type { DaemonObserver } from "../sync/index.js";
+import type { ProjectRoster } from "./project-roster.js";
+import {
+  isTimeout,
+  refusalOf,
+  stepEffects,
+  type JobResult,
+  type StepEffects,
+} from "./step-effects.js";
+
+/** An account as the daemon runs it: its client, and its scheduler planning its budget. */
+export interface DaemonAccount {
+  readonly name: string;
+  /** The API's base address for this account (may hold credentials: show with `displayUrl`). */
+  readonly url: string;
+  readonly client: ApiClient;
+  readonly scheduler: Scheduler;
+  /** The projects watched now under this account. */
+  projects(): string[];
+  /** While the API refuses the account's key: since when, and what it said. */
+  keyRefusal(): KeyRefusal | undefined;
+}
+
+/** The API refuses an account's key (401). */
+export interface KeyRefusal {
+  /** Wall-clock time of the first refusal in a row (epoch ms). */
+  readonly sinceMs: number;
+  /** The API's answer. */
+  readonly message: string;
+}
+
+/** A runner: also polls one of its projects at once (`Daemon.pollAll`). */
+export interface AccountRunner extends DaemonAccount {
+  poll(projectId: string, signal: AbortSignal): Promise<JobResult>;
+}
+
+export interface RunnerInputs {
+  readonly plan: AccountPlan;
+  readonly client: ApiClient;
+  /** The scheduler's intervals, jitter and headroom. */
+  readonly poll: Config["poll"];
+  /** The outbox's limit, for the line that says alerts were dropped. */
+  readonly outboxLimit: number;
+  /** The watched projects: the runner polls those of its account. */
+  readonly roster: ProjectRoster;
+  /** The projects whose log the API refuses now, shared by the runners (a project may move). */
+  readonly refusedProjects: Set<string>;
+  readonly notify: Required<DaemonObserver>;
+  /** Carries out what a poll led to (`effectsApplier`). */
+  readonly apply: (projectId: string, effects: StepEffects) => JobResult;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
+  const { plan, client, roster, refusedProjects, clock } = inputs;
+  /** Set while the API refuses the key (what the metrics and the status page show). */
+  let keyRefusal: KeyRefusal | undefined;
+  const noteKey = (outcome: JobOutcome | undefined, error?: unknown) => {
+    if (outcome?.refused === "key" && keyRefusal === undefined) {
+      const message = error instanceof Error ? error.message : String(error);
+      keyRefusal = { sinceMs: clock.wall(), message };
+    } else if (outcome?.answered === true) keyRefusal = undefined;
+  };
+
+  const poll = async (projectId: string, signal: AbortSignal): Promise<JobResult> => {
+    const started = clock.monotonic();
+    const outcome = await roster.step(projectId, clock.wall(), signal);
+    if (outcome === undefined) return { requests: 0, open: false };
+    const effects = stepEffects(outcome, {
+      projectId,
+      account: plan.name,
+      // Read when the poll ends: of polls that were refused together, the first says so.
+      projectRefused: refusedProjects.has(projectId),
+      keyRefused: keyRefusal !== undefined,
+      durationSeconds: (clock.monotonic() - started) / 1000,
+      aborted: signal.aborted,
+      open: roster.sync(projectId)?.hasOpenOperations() ?? false,
+      outboxLimit: inputs.outboxLimit,
+    });
+    noteKey(effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
+    if (effects.job.refused === "project") refusedProjects.add(projectId);
+    else if (effects.job.answered === true) refusedProjects.delete(projectId);
+    return inputs.apply(projectId, effects);
+  };
+
+  const listEndpoints = async (
+    projectId: string,
+    signal: AbortSignal,
+  ): Promise<JobOutcome | undefined> => {
+    try {
+      const listed = await client.listEndpoints(projectId, { signal });
+      inputs.notify.endpointsListed(projectId, listed);
+      noteKey({ answered: true });
+      return { slow: false, answered: true };
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      inputs.notify.endpointsFailed(projectId, error);
+      const refused = refusalOf(error);
+      // A refusal is logged by the polls (when one starts and when it ends).
+      if (refused !== undefined) {
+        noteKey({ refused }, error);
+        return { refused };
+      }
+      inputs.logger.warn({ project: projectId, ...errorFields(error) }, "endpoint listing failed");
+      return { slow: isTimeout(error) };
+    }
+  };
+
+  // Each account plans its own projects within its own rate limit (the API's is per account).
+  const scheduler = new Scheduler(
+    {
+      baseIntervalSeconds: inputs.poll.interval,
+      fastIntervalSeconds: inputs.poll.fastInterval,
+      endpointsIntervalSeconds: inputs.poll.endpointsInterval,
+      jitter: inputs.poll.jitter,
+      headroom: inputs.poll.headroom,
+      requestsPerMinute: plan.requestsPerMinute,
+      maxConcurrent: plan.concurrency,
+      strategy: inputs.poll.strategy,
+      maxIntervalSeconds: inputs.poll.maxInterval === "auto" ? undefined : inputs.poll.maxInterval,
+      activeWindowSeconds: inputs.poll.activeWindow,
+      monotonic: () => clock.monotonic(),
+    },
+    { poll, listEndpoints },
+  );
+  return {
+    name: plan.name,
+    url: plan.url,
+    client,
+    scheduler,
+    projects: () => roster.idsOf(plan.name),
+    keyRefusal: () => keyRefusal,
+    poll,
+  };
+}

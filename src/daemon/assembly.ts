@@ -1,0 +1,146 @@
+/**
+ * The daemon's parts, built in order from explicit inputs: the lease manager (this replica's
+ * share, fencing), the roster of watched projects, alert delivery, each account's runner, the
+ * watched projects and their discovery. `createDaemon` runs them.
+ */
+import type { ApiClient } from "../api/index.js";
+import { alertHook, type NotifierObserver } from "../alerts/index.js";
+import { systemClock, type Clock } from "../clock.js";
+import { accountPlans, type Config, type ResolvedSink } from "../config/index.js";
+import type { LeaseManager, LeaseObserver } from "../leases/index.js";
+import { errorFields, type Logger } from "../logger.js";
+import { broadcast, type DaemonObserver, type PollOptions } from "../sync/index.js";
+import { createAccountRunner, type AccountRunner } from "./account-runner.js";
+import { effectsApplier } from "./apply-effects.js";
+import { Delivery } from "./delivery.js";
+import { createLeases, fencedCommits, storeFor } from "./lease-share.js";
+import { ProjectDiscovery } from "./project-discovery.js";
+import { ProjectRoster } from "./project-roster.js";
+import type { StoreBackend } from "./store-backend.js";
+import { WatchedProjects } from "./watched-projects.js";
+
+/** An account's API client (its own key, address and rate limiter), built by `exporter/`. */
+export interface AccountClient {
+  readonly name: string;
+  readonly client: ApiClient;
+}
+
+export interface DaemonDependencies {
+  /** One client per account of `accountPlans(config)`, by name. */
+  readonly clients: readonly AccountClient[];
+  readonly backend: StoreBackend;
+  readonly logger: Logger;
+  readonly observers?: readonly DaemonObserver[];
+  /** The alert sinks with their secrets (see `resolveSinks`); none means no alerts. */
+  readonly sinks?: readonly ResolvedSink[];
+  /** Hears the notifier (delivery metrics). */
+  readonly notifierObserver?: NotifierObserver;
+  /** Hears the lease manager (lease metrics; Postgres state store only). */
+  readonly leaseObserver?: LeaseObserver;
+  /** The process's clocks (default the system's); tests step its wall clock. */
+  readonly clock?: Clock;
+}
+
+export interface DaemonAssembly {
+  readonly clock: Clock;
+  /** Shares the projects with other replicas; undefined with the file store. */
+  readonly leases: LeaseManager | undefined;
+  readonly roster: ProjectRoster;
+  readonly delivery: Delivery;
+  /** The accounts' runners, in the configuration's order. */
+  readonly accounts: readonly AccountRunner[];
+  readonly watched: WatchedProjects;
+  readonly discovery: ProjectDiscovery;
+}
+
+export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] = []): PollOptions {
+  const { poll, stuck } = config;
+  const alertsFor = alertHook(config, sinks);
+  return {
+    ...(alertsFor === undefined ? {} : { alertsFor }),
+    firstPageLimit: poll.firstPageLimit,
+    pageLimit: poll.pageLimit,
+    maxPagesPerPoll: poll.maxPagesPerPoll,
+    firstStartLookbackSeconds: poll.firstStartLookback,
+    backfillSeconds: poll.backfill,
+    futureToleranceSeconds: poll.futureTolerance,
+    maxUnknownLabelValues: config.metrics.maxUnknownValues,
+    watchFailedSeconds: poll.watchFailed,
+    stuckAfterSeconds: (action) => stuck.actions[action] ?? stuck.default,
+  };
+}
+
+export function assembleDaemon(config: Config, deps: DaemonDependencies): DaemonAssembly {
+  const { backend, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const notify = broadcast(deps.observers ?? [], (error) => {
+    logger.error(errorFields(error), "an observer failed");
+  });
+  const clientOf = (account: string): ApiClient => {
+    const found = deps.clients.find((c) => c.name === account);
+    if (found === undefined) throw new Error(`no API client for the account ${account}`);
+    return found.client;
+  };
+
+  // The lease manager comes first: the roster's stores and the fencing read it. What it calls
+  // back (a new held set, a drain) reaches the parts built below, and only once it is started.
+  const leases = createLeases(backend, {
+    logger,
+    observer: deps.leaseObserver,
+    watch: (wanted) => watched.watch(wanted),
+    drain: (projectId) => delivery.drained(projectId),
+  });
+  const fenced = fencedCommits(leases, logger);
+  const roster = new ProjectRoster({
+    sourceFor: clientOf,
+    storeFor: storeFor(backend, leases),
+    leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
+    pollOptions: pollOptionsFrom(config, deps.sinks),
+    outboxLimit: config.alerts.outboxLimit,
+    outboxCommitted: (projectId, state) => {
+      notify.outboxChanged(projectId, state);
+    },
+    leaseLost: (projectId, error) => {
+      fenced(projectId, error, "outbox update");
+    },
+  });
+  const delivery = new Delivery({
+    sinks: deps.sinks ?? [],
+    alerts: config.alerts,
+    roster,
+    logger,
+    clock,
+    observer: deps.notifierObserver,
+  });
+  const deliver = () => {
+    delivery.notifier.tick();
+  };
+  const apply = effectsApplier({ notify, logger, deliver, fenced });
+  /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
+  const refusedProjects = new Set<string>();
+  const accounts = accountPlans(config).map((plan) =>
+    createAccountRunner({
+      plan,
+      client: clientOf(plan.name),
+      poll: config.poll,
+      outboxLimit: config.alerts.outboxLimit,
+      roster,
+      refusedProjects,
+      notify,
+      apply,
+      logger,
+      clock,
+    }),
+  );
+  const watched = new WatchedProjects({
+    roster,
+    accounts,
+    leases,
+    notify,
+    logger,
+    clock,
+    graceSeconds: config.discoveryGrace,
+  });
+  const discovery = new ProjectDiscovery({ accounts, watched, notify, logger });
+  return { clock, leases, roster, delivery, accounts, watched, discovery };
+}

@@ -1,0 +1,80 @@
+/**
+ * The scheduler with the activity strategy, driven by hand on a monotonic clock the test moves:
+ * under a budget too small for every project at its interval, a project with recent operations
+ * keeps the base interval while the idle ones share what is left, none waiting longer than
+ * `maxInterval`; the uniform strategy gives every project the same stretched interval.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Scheduler, type PollStrategy } from "../../src/scheduler/index.js";
+
+let scheduler: Scheduler | undefined;
+afterEach(async () => {
+  await scheduler?.stop();
+  scheduler = undefined;
+});
+
+/** Ten minutes of polls of `hot` (always active) and nine idle projects, by project. */
+async function tenMinutes(strategy: PollStrategy): Promise<Map<string, number[]>> {
+  const clock = { now: 0 };
+  const polls = new Map<string, number[]>();
+  scheduler = new Scheduler(
+    {
+      baseIntervalSeconds: 2,
+      fastIntervalSeconds: 1,
+      endpointsIntervalSeconds: 0,
+      jitter: 0,
+      headroom: 1,
+      // One request a second: ten projects at 2 s would need five.
+      requestsPerMinute: 60,
+      maxConcurrent: 4,
+      strategy,
+      monotonic: () => clock.now,
+      random: () => 0.5,
+    },
+    {
+      poll: (projectId) => {
+        polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
+        return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
+      },
+      listEndpoints: () => Promise.resolve(undefined),
+    },
+  );
+  scheduler.setProjects(["hot", ...Array.from({ length: 9 }, (_, i) => `idle-${i}`)]);
+  for (let s = 0; s < 600; s++) {
+    clock.now += 1000;
+    scheduler.tick();
+    await scheduler.drain();
+  }
+  return polls;
+}
+
+/** The longest wait between two polls, or from the first second to the first poll (s). */
+function longestGap(times: readonly number[]): number {
+  return Math.max(...times.map((t, i) => (t - (times[i - 1] ?? 0)) / 1000));
+}
+
+describe("the activity strategy", () => {
+  it("keeps an active project at the base interval and the idle ones within maxInterval", async () => {
+    const polls = await tenMinutes("activity");
+    const all = [...polls.values()].reduce((n, times) => n + times.length, 0);
+    // Within the budget: a request a second.
+    expect(all).toBeLessThanOrEqual(600 + 10);
+    // The uniform plan would poll every project every 10 s; maxInterval defaults to twice that.
+    expect(scheduler?.maxIntervalSeconds()).toBe(20);
+    expect(polls.get("hot")?.length).toBeGreaterThanOrEqual(250);
+    for (const [id, times] of polls) {
+      if (id === "hot") continue;
+      expect(longestGap(times), id).toBeLessThanOrEqual(20);
+      expect(times.length, id).toBeLessThan(polls.get("hot")?.length ?? 0);
+    }
+  });
+
+  it("is uniform when asked: every project at one stretched interval", async () => {
+    const polls = await tenMinutes("uniform");
+    const counts = [...polls.values()].map((times) => times.length);
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(600 + 10);
+    expect(scheduler?.tierIntervalSeconds("idle")).toBe(10);
+    expect(scheduler?.tierIntervalSeconds("active")).toBe(10);
+  });
+});
