@@ -25,6 +25,9 @@ options:
                        it (default 0s: failed is the end)
   --output FORMAT      text (a line per status change and a summary; the default) or json
                        (one document at the end with each operation's final record)
+  --exporter URL       a running exporter to nudge (POST /-/nudge) when the wait starts and
+                       when it ends, so that it polls the project at once; basic auth as
+                       https://user:password@host:9642 (a failed nudge is only a warning)
 
 Durations: seconds, or a value like 500ms, 30s, 5m, 1h30m.
 The API key comes from PGCP_API_KEY (or the file PGCP_API_KEY_FILE names), the address from
@@ -47,6 +50,8 @@ export interface WaitRequest {
   readonly timeoutMs: number;
   readonly retryGraceMs: number;
   readonly output: WaitOutput;
+  /** A running exporter to nudge at the start and the end. */
+  readonly exporterUrl?: string;
 }
 
 export type WaitArgs =
@@ -64,6 +69,7 @@ const OPTIONS = {
   timeout: { type: "string", default: "10m" },
   "retry-grace": { type: "string", default: "0s" },
   output: { type: "string", default: "text" },
+  exporter: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -119,6 +125,10 @@ export function parseWaitArgs(argv: readonly string[]): WaitArgs {
   if (output !== "text" && output !== "json") {
     problems.push(`--output ${JSON.stringify(output)} is neither text nor json`);
   }
+  const exporterUrl = values.exporter;
+  if (exporterUrl !== undefined && !/^https?:\/\/[^/]/.test(exporterUrl)) {
+    problems.push("--exporter must be the exporter's http:// or https:// address");
+  }
   if (problems.length > 0 || projectId === undefined || (output !== "text" && output !== "json")) {
     return { kind: "usage_error", problems };
   }
@@ -132,6 +142,14 @@ export function parseWaitArgs(argv: readonly string[]): WaitArgs {
       : { kind: "ids", operationIds: [...new Set(operationIds)] };
   return {
     kind: "request",
-    request: { projectId, target, intervalMs, timeoutMs, retryGraceMs, output },
+    request: {
+      projectId,
+      target,
+      intervalMs,
+      timeoutMs,
+      retryGraceMs,
+      output,
+      ...(exporterUrl === undefined ? {} : { exporterUrl }),
+    },
   };
 }

@@ -17,6 +17,7 @@ import { waitVerdict, type ApiClient, type WaitResult } from "../api/index.js";
 import type { Operation } from "../contract/index.js";
 import { apiClientFor } from "../exporter/index.js";
 import { isNotFound, rootAnswersNotFound } from "./api-address.js";
+import { nudgeExporter } from "./exporter-nudge.js";
 import type { Command } from "./command.js";
 import { usageProblems } from "./usage.js";
 import { WAIT_HELP, parseWaitArgs, type WaitRequest } from "./wait-flags.js";
@@ -57,8 +58,17 @@ export const waitCommand: Command = {
     const [account] = resolveAccounts(config, process.env);
     if (account === undefined) throw new Error("the single-key settings make one account");
     const client = apiClientFor(account, config.api);
+    const nudge = async () => {
+      if (request.exporterUrl === undefined) return;
+      const problem = await nudgeExporter(request.exporterUrl, request.projectId);
+      if (problem !== undefined) process.stderr.write(`pgcp-exporter wait: warning: ${problem}\n`);
+    };
     try {
-      return await waitFor(client, request);
+      // The exporter follows the operations from their start, and sees their end at once.
+      await nudge();
+      const code = await waitFor(client, request);
+      await nudge();
+      return code;
     } catch (error) {
       // A 404 from a base URL that is not the API's (no /api/v2) names the URL, not --project.
       const rootNotFound = isNotFound(error) && (await rootAnswersNotFound(client));

@@ -15,6 +15,7 @@ import {
 import type { LeaseManager } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { StateDirectoryInUseError, type StateStore } from "../store/index.js";
+import type { NudgeResult } from "../scheduler/index.js";
 import type { ProjectSync } from "../sync/index.js";
 import type { DaemonAccount } from "./account-runner.js";
 import { assembleDaemon, pollOptionsFrom, type DaemonDependencies } from "./assembly.js";
@@ -42,6 +43,8 @@ export interface Daemon {
   project(projectId: string): ProjectSync | undefined;
   /** Polls every project once now, and waits (tests and `--once`). */
   pollAll(): Promise<void>;
+  /** Polls the projects next, each under its account's scheduler (`Scheduler.nudge`). */
+  nudge(projectIds: readonly string[]): Map<string, NudgeResult>;
   /**
    * Opens the state store, then runs `ready` (the caller starts serving: nothing has been polled
    * yet, so a failure there stops the start cleanly), then loads the projects and starts the
@@ -87,6 +90,14 @@ export function createDaemon(
     failed,
     projects: () => roster.ids(),
     project: (id) => roster.sync(id),
+    nudge(projectIds) {
+      const results = new Map<string, NudgeResult>(projectIds.map((id) => [id, "unknown"]));
+      for (const account of accounts) {
+        const mine = projectIds.filter((id) => roster.accountOf(id) === account.name);
+        for (const [id, result] of account.scheduler.nudge(mine)) results.set(id, result);
+      }
+      return results;
+    },
     async pollAll() {
       const signal = new AbortController().signal;
       // Each request waiting for its turn listens to it (as to the scheduler's).

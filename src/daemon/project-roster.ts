@@ -61,6 +61,11 @@ export class ProjectRoster {
     return [...this.#projects].filter(([, w]) => w.account === account).map(([id]) => id);
   }
 
+  /** The account a watched project is polled under. */
+  accountOf(projectId: string): string | undefined {
+    return this.#projects.get(projectId)?.account;
+  }
+
   get size(): number {
     return this.#projects.size;
   }

@@ -18,7 +18,12 @@ import { systemClock, type Clock } from "../clock.js";
 import { DaemonRegistry, createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
-import { startServer, type RunningServer, type ServerOptions } from "../server/index.js";
+import {
+  nudgeRoute,
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+} from "../server/index.js";
 import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/index.js";
 import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
@@ -116,10 +121,19 @@ export async function startExporter(
   const server = await startServing(daemon, metrics, () => ready.reason(), {
     listen: config.listen,
     routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
+    posts: {
+      "/-/nudge": nudgeRoute(
+        (id) => daemon.project(id) !== undefined,
+        (ids) => daemon.nudge(ids),
+      ),
+    },
     security: web,
     healthWithoutAuth: config.web.healthWithoutAuth,
   });
-  logger.info({ url: server.url }, "serving the status page, /metrics, /healthz and /readyz");
+  logger.info(
+    { url: server.url },
+    "serving the status page, /metrics, /healthz, /readyz and POST /-/nudge",
+  );
 
   let current = config;
   const reloader = createReloader({

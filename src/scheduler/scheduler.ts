@@ -236,9 +236,12 @@ export class Scheduler {
 
   /** Starts the once-a-second tick (Node's timers run on the monotonic clock). */
   start(): void {
-    this.tickTimer ??= setInterval(() => {
+    if (this.tickTimer !== undefined) return;
+    this.tickTimer = setInterval(() => {
       this.tick();
     }, TICK_MS);
+    // The first tick at once: what is due at the start does not wait a second.
+    this.tick();
   }
 
   /**

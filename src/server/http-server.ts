@@ -28,6 +28,8 @@ export interface ServerOptions {
   readonly metricsServed?: () => boolean;
   /** Extra routes (the status page), tried after the built-in ones. */
   readonly routes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
+  /** Routes that take a POST (`/-/nudge`), behind the same TLS and basic auth as the rest. */
+  readonly posts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
   /** TLS, users and headers from the web configuration file; none serves plain HTTP to all. */
   readonly security?: WebSecurity | undefined;
   /** Answer `/healthz` and `/readyz` without authentication (for probes that cannot log in). */
@@ -109,6 +111,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const route = (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const post = options.posts?.[path];
+    if (post !== undefined) {
+      if (req.method === "POST") post(req, res);
+      else res.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("use POST\n");
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res
         .writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" })

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Operation } from "../../src/contract/index.js";
 import { runsThen, type Steps } from "../support/operation-steps.js";
 import { CLI } from "../support/daemon-process.js";
+import { startReceiver } from "../support/receiver.js";
 import { runCli, tmpdirEnv, type CliRun } from "../support/run-cli.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { simulatorWithProject } from "../support/simulator-suite.js";
@@ -243,3 +244,46 @@ async function closedPort(): Promise<number> {
   if (address === null || typeof address === "string") throw new Error("no port");
   return address.port;
 }
+
+describe("--exporter", () => {
+  // The receiver stands in for the exporter's POST /-/nudge (its own tests are in
+  // test/daemon/nudge.test.ts): here what matters is what `wait` sends and how it takes the answer.
+  it("nudges the exporter when the wait starts and when it ends, with basic auth never shown", async () => {
+    const exporter = await startReceiver({
+      fallback: { status: 202, json: { nudged: [projectId], coalesced: [] } },
+    });
+    try {
+      const done = await script(runsThen("finished", 0));
+      const url = new URL(exporter.url);
+      url.username = "ci";
+      url.password = "nudge-PASSWORD-9f1";
+      const run = await wait([...ids(done), ...FAST, "--exporter", url.href]);
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      const basic = `Basic ${Buffer.from("ci:nudge-PASSWORD-9f1").toString("base64")}`;
+      const nudge = ["POST", `/-/nudge?project=${projectId}`, basic];
+      expect(exporter.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
+        nudge,
+        nudge,
+      ]);
+      expect(run.stdout + run.stderr).not.toContain("nudge-PASSWORD-9f1");
+    } finally {
+      await exporter.close();
+    }
+  });
+
+  it("only warns when the exporter refuses the nudge: the wait's outcome stands", async () => {
+    const exporter = await startReceiver({
+      fallback: { status: 404, json: { error: "not watched by this exporter: x", unknown: ["x"] } },
+    });
+    try {
+      const done = await script(runsThen("finished", 0));
+      const run = await wait([...ids(done), ...FAST, "--exporter", exporter.url]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        `pgcp-exporter wait: warning: the exporter at ${exporter.url}/ answered 404: not watched by this exporter: x`,
+      );
+    } finally {
+      await exporter.close();
+    }
+  });
+});
