@@ -59,8 +59,11 @@ const pollSchema = z
     interval: positiveDuration.default(30),
     /** How often a project with open operations is polled (the seed suggests 5 s). */
     fastInterval: positiveDuration.default(5),
-    /** How often each project's endpoints are listed; 0 turns the listing off. */
-    endpointsInterval: durationSchema.default(60),
+    /**
+     * How often each project's endpoints are listed besides when an operation that changes them
+     * starts or ends (a refresh for drift); 0 turns the listing off.
+     */
+    endpointsInterval: durationSchema.default(600),
     /** Random spread of each due time, as a share of the interval. */
     jitter: z.number().min(0).max(0.5).default(0.1),
     /** Share of the rate limit the scheduler plans to spend; the rest absorbs retries. */

@@ -51,6 +51,18 @@ export const DOCUMENTED_OPERATION_ACTIONS: readonly string[] = [
   "mark_migration_prepared",
   "update_catalog",
 ];
+/**
+ * Actions that change an endpoint's state or settings: an exporter lists a project's endpoints
+ * when it sees one of them start or end, rather than only on a timer.
+ */
+export const ENDPOINT_OPERATION_ACTIONS: ReadonlySet<string> = new Set([
+  "apply_config",
+  "create_compute",
+  "start_compute",
+  "start_reserved_compute",
+  "suspend_compute",
+]);
+
 /** An action: one of the known values, or any other string the service starts sending. */
 export type OperationAction = KnownOperationAction | (string & {});
 

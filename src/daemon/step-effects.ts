@@ -4,6 +4,7 @@
  * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
  */
 import { ApiError } from "../api/index.js";
+import { ENDPOINT_OPERATION_ACTIONS } from "../contract/index.js";
 import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
@@ -41,6 +42,8 @@ export interface JobResult {
   readonly answered?: boolean;
   /** The poll found new or changed operations. */
   readonly active?: boolean;
+  /** The poll saw an operation that changes endpoints start or end. */
+  readonly endpointsChanged?: boolean;
 }
 
 export interface StepEffects {
@@ -199,6 +202,7 @@ function committedEffects(
       open: context.open,
       answered: true,
       active: result.transitions.length > 0,
+      endpointsChanged: result.transitions.some((t) => ENDPOINT_OPERATION_ACTIONS.has(t.op.action)),
     },
   };
 }

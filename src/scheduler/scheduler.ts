@@ -3,8 +3,9 @@
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
  * flight; a job that ends makes room for the next one due at once, not at the next tick. Each
  * project keeps its own due time, spread with jitter; projects with open operations use the
- * fast lane. When the request budget cannot sustain every project at its interval, all
- * intervals stretch by the same factor (see `budget.ts`).
+ * fast lane. A project's endpoints are listed when a poll sees an operation that changes them
+ * start or end, and on a slow timer for drift. When the request budget cannot sustain every
+ * project at its interval, intervals stretch (`activity-plan.ts`, or `budget.ts` for `uniform`).
  *
  * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
  * direction and of any size, changes nothing in when projects are polled.
@@ -40,6 +41,8 @@ export interface JobOutcome {
   readonly answered?: boolean;
   /** The poll found new or changed operations: the project is active. */
   readonly active?: boolean;
+  /** The poll saw an operation that changes endpoints start or end: list them now. */
+  readonly endpointsChanged?: boolean;
 }
 
 /** How intervals follow the budget: by each project's activity, or one factor for all. */
@@ -303,6 +306,7 @@ export class Scheduler {
     if (countedSlow) this.slowInFlight += 1;
     const job = (async () => {
       const outcomes: (JobOutcome | undefined)[] = [];
+      let listed = false;
       try {
         if (entry.nextPollMs <= now) {
           const outcome = await this.jobs.poll(entry.id, this.abort.signal);
@@ -310,8 +314,13 @@ export class Scheduler {
           entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
           entry.lane = outcome.open ? "fast" : "base";
         }
-        // A refused project's endpoints are not listed either: they would be refused too.
-        if (this.endpointsDue(entry) <= now && outcomes[0]?.refused === undefined) {
+        // Listed when due, or at once when the poll saw an operation that changes endpoints; a
+        // refused project's endpoints are not listed: they would be refused too.
+        const listing =
+          this.options.endpointsIntervalSeconds > 0 &&
+          (this.endpointsDue(entry) <= now || outcomes[0]?.endpointsChanged === true);
+        if (listing && outcomes[0]?.refused === undefined) {
+          listed = true;
           outcomes.push(await this.jobs.listEndpoints(entry.id, this.abort.signal));
         }
       } catch {
@@ -325,7 +334,7 @@ export class Scheduler {
           entry.nextPollMs =
             entry.refusal?.retryAtMs ?? this.due(after, this.tiers[this.tierOf(entry, after)]);
         }
-        if (this.endpointsDue(entry) <= now) {
+        if (listed || this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
           entry.nextEndpointsMs = Math.max(
             this.due(after, interval),

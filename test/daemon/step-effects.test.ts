@@ -47,7 +47,13 @@ describe("a committed poll", () => {
   it("reports the commit, tells the scheduler its requests and open operations", () => {
     const effects = stepEffects(committed(), CONTEXT);
     expect(effects.reports.map((r) => r.event)).toEqual(["committed"]);
-    expect(effects.job).toEqual({ requests: 3, open: true, answered: true, active: false });
+    expect(effects.job).toEqual({
+      requests: 3,
+      open: true,
+      answered: true,
+      active: false,
+      endpointsChanged: false,
+    });
     expect(effects.deliver).toBe(false);
     expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);
   });
