@@ -1,7 +1,7 @@
 /**
  * When each project is polled: the once-a-second tick, per-project due times with jitter, the
- * fast lane for projects with open operations, the request budget that stretches intervals,
- * and the backoff of what the API refuses (a project gone, a key refused).
+ * tiers of the activity plan (open, recent, idle operations) within the request budget, the
+ * backoff of what the API refuses (a project gone, a key refused), and nudges.
  */
 export * from "./budget.js";
 export {

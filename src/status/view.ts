@@ -577,7 +577,11 @@ function projectRow(
     lastSuccessBeforeStart: project?.lastSuccessBeforeStart ?? false,
     openCount: summary.openCount,
     stuckCount: summary.stuckCount,
-    open: summary.open,
+    // Ages on the API's clock: its timestamps moved onto ours.
+    open:
+      project === undefined || project.clockOffsetMs === 0
+        ? summary.open
+        : summary.open.map((o) => ({ ...o, createdAtMs: o.createdAtMs - project.clockOffsetMs })),
     failureCount: tracked?.failures.length ?? 0,
     failures: (tracked?.failures ?? []).slice(0, limits.failuresShown).map((f) => ({
       ...f,

@@ -141,6 +141,8 @@ export interface PollResult {
   readonly firstStart: boolean;
   /** What the poll found odd in the answers and worked around, by kind. */
   readonly anomalies: readonly AnomalyCount[];
+  /** The API's time (epoch ms) the poll measured the operations' ages against. */
+  readonly serverNowMs: number;
 }
 
 /** A tracked operation as it travels through one poll, with the page cursor it was read at. */
@@ -251,6 +253,7 @@ export async function poll(
     caughtUp: segment === null && walked.complete,
     firstStart,
     anomalies: anomalies.list(),
+    serverNowMs: apiNowMs,
   };
 }
 

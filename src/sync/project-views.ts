@@ -44,6 +44,11 @@ export interface ProjectView {
   readonly failing: FailingPolls | undefined;
   /** New alerts dropped because the outbox was full (since the start). */
   readonly droppedAlerts: number;
+  /**
+   * The API's clock minus ours at the latest successful poll (0 before one), so that what is
+   * shown of an operation's age is on the API's clock, as its stuck alert is.
+   */
+  readonly clockOffsetMs: number;
 }
 
 type MutableView = { -readonly [K in keyof ProjectView]: ProjectView[K] };
@@ -100,6 +105,7 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
     const view = this.#watchedView(projectId);
     if (view === undefined) return;
     view.state = result.state;
+    view.clockOffsetMs = result.serverNowMs - result.state.committedAtMs;
     view.up = true;
     view.blocked = undefined;
     view.lastSuccessMs = this.#now();
@@ -162,6 +168,7 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
         up: false,
         blocked: undefined,
         endpoints: undefined,
+        clockOffsetMs: 0,
         lastSuccessMs: undefined,
         lastSuccessBeforeStart: false,
         failing: undefined,

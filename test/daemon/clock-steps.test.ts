@@ -237,6 +237,11 @@ describe("the API's clock hours away from ours", () => {
       );
       expect(alerts(hook)).toEqual([`operation_stuck ${slow.id}`]);
       expect(alerts(hook)).not.toContain(`operation_stuck ${quick.id}`);
+      // The status page shows its age on the API's clock too: about 25 s, not hours.
+      const page = (await e.get("/")).text;
+      const shown = new RegExp(`running</span> for (\\d+) s <code>${slow.id}`).exec(page);
+      expect(Number(shown?.[1])).toBeGreaterThanOrEqual(25);
+      expect(Number(shown?.[1])).toBeLessThan(60);
     },
     30_000,
   );

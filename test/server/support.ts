@@ -175,6 +175,7 @@ export function ended(op: OperationSnapshot): Transition {
 export function pollResult(s: ProjectState, transitions: Transition[] = []): PollResult {
   return {
     state: s,
+    serverNowMs: s.committedAtMs,
     alerts: [],
     silenced: [],
     anomalies: [],

@@ -134,6 +134,7 @@ export function endpoint(projectId: string, id: string, fields: Partial<Endpoint
 export function pollResult(state: ProjectState): PollResult {
   return {
     state,
+    serverNowMs: state.committedAtMs,
     alerts: [],
     silenced: [],
     anomalies: [],
