@@ -42,6 +42,8 @@ export interface JobResult {
   readonly answered?: boolean;
   /** The poll found new or changed operations. */
   readonly active?: boolean;
+  /** How long ago (by the API's clock) the project's newest operation was created. */
+  readonly newestOperationAgeMs?: number;
   /** The poll saw an operation that changes endpoints start or end. */
   readonly endpointsChanged?: boolean;
 }
@@ -202,6 +204,7 @@ function committedEffects(
       open: context.open,
       answered: true,
       active: result.transitions.length > 0,
+      newestOperationAgeMs: Math.max(0, result.serverNowMs - result.state.watermark.second * 1000),
       endpointsChanged: result.transitions.some((t) => ENDPOINT_OPERATION_ACTIONS.has(t.op.action)),
     },
   };

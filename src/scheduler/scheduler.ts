@@ -41,6 +41,11 @@ export interface JobOutcome {
   readonly answered?: boolean;
   /** The poll found new or changed operations: the project is active. */
   readonly active?: boolean;
+  /**
+   * How long ago (ms, by the API's clock) the project's newest operation was created: after a
+   * restart, a project busy before it is active again from its first poll.
+   */
+  readonly newestOperationAgeMs?: number;
   /** The poll saw an operation that changes endpoints start or end: list them now. */
   readonly endpointsChanged?: boolean;
 }
@@ -106,6 +111,20 @@ interface Entry {
 
 /** What a nudge did to one project. */
 export type NudgeResult = "nudged" | "coalesced" | "unknown";
+
+/** When a project was last active, after a job with these outcomes ended at `now`. */
+function lastActivity(
+  before: number | undefined,
+  outcomes: readonly (JobOutcome | undefined)[],
+  now: number,
+): number | undefined {
+  let last = before;
+  for (const o of outcomes) {
+    const at = o?.active === true ? now : now - (o?.newestOperationAgeMs ?? Infinity);
+    if (at > (last ?? -Infinity)) last = at;
+  }
+  return last;
+}
 
 /** The longest a project counts as active after its last operation, by default. */
 const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
@@ -328,7 +347,7 @@ export class Scheduler {
       } finally {
         const after = this.now();
         entry.slow = outcomes.some((o) => o?.slow === true);
-        if (outcomes.some((o) => o?.active === true)) entry.lastActiveMs = after;
+        entry.lastActiveMs = lastActivity(entry.lastActiveMs, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (entry.nextPollMs <= now) {
           entry.nextPollMs =

@@ -52,6 +52,8 @@ describe("a committed poll", () => {
       open: true,
       answered: true,
       active: false,
+      // The fixture's newest operation is 30 s older than the API's time of the poll.
+      newestOperationAgeMs: 30_000,
       endpointsChanged: false,
     });
     expect(effects.deliver).toBe(false);

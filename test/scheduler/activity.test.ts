@@ -54,6 +54,42 @@ function longestGap(times: readonly number[]): number {
 }
 
 describe("the activity strategy", () => {
+  it("takes a project whose newest operation is recent as active from its first poll", async () => {
+    const clock = { now: 0 };
+    const polls = new Map<string, number>();
+    scheduler = new Scheduler(
+      {
+        baseIntervalSeconds: 2,
+        fastIntervalSeconds: 1,
+        endpointsIntervalSeconds: 0,
+        jitter: 0,
+        headroom: 1,
+        requestsPerMinute: 60,
+        maxConcurrent: 4,
+        monotonic: () => clock.now,
+        random: () => 0.5,
+      },
+      {
+        // As after a restart: no new operation, but "busy" had one ten seconds ago.
+        poll: (projectId) => {
+          polls.set(projectId, (polls.get(projectId) ?? 0) + 1);
+          const newestOperationAgeMs = projectId === "busy" ? 10_000 : 86_400_000;
+          return Promise.resolve({ requests: 1, open: false, newestOperationAgeMs });
+        },
+        listEndpoints: () => Promise.resolve(undefined),
+      },
+    );
+    scheduler.setProjects(["busy", ...Array.from({ length: 9 }, (_, i) => `quiet-${i}`)]);
+    for (let s = 0; s < 120; s++) {
+      clock.now += 1000;
+      scheduler.tick();
+      await scheduler.drain();
+    }
+    // At 2 s, against the quiet ones' 18 s.
+    expect(polls.get("busy")).toBeGreaterThanOrEqual(55);
+    expect(polls.get("quiet-0")).toBeLessThanOrEqual(8);
+  });
+
   it("keeps an active project at the base interval and the idle ones within maxInterval", async () => {
     const polls = await tenMinutes("activity");
     const all = [...polls.values()].reduce((n, times) => n + times.length, 0);
