@@ -11,6 +11,7 @@ import { Scheduler, type JobOutcome } from "../scheduler/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import type { ProjectRoster } from "./project-roster.js";
 import {
+  KEY_ACCEPTED_AGAIN,
   isTimeout,
   refusalOf,
   stepEffects,
@@ -101,6 +102,10 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     try {
       const listed = await client.listEndpoints(projectId, { signal });
       inputs.notify.endpointsListed(projectId, listed);
+      if (keyRefusal !== undefined) {
+        // Answered before any poll was: this listing ends the refusal, and says so.
+        inputs.logger.info({ account: plan.name, project: projectId }, KEY_ACCEPTED_AGAIN);
+      }
       noteKey({ answered: true });
       return { slow: false, answered: true };
     } catch (error) {

@@ -223,6 +223,9 @@ export function refusalOf(error: unknown): RefusalKind | undefined {
 
 const CAP_MINUTES = REFUSAL_CAP_MS / 60_000;
 
+/** The line that says a refused key is accepted again (by a poll or a listing). */
+export const KEY_ACCEPTED_AGAIN = "the API accepts the account's key again";
+
 /** One line when a refusal starts (the polls refused after it log nothing). */
 function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext): LogLine[] {
   const { projectId: project, account } = context;
@@ -254,7 +257,7 @@ function refusalEnded(context: StepContext): LogLine[] {
     lines.push({
       level: "info",
       fields: { account, project },
-      message: "the API accepts the account's key again",
+      message: KEY_ACCEPTED_AGAIN,
     });
   }
   if (context.projectRefused) {
