@@ -13,32 +13,33 @@ afterEach(async () => {
   scheduler = undefined;
 });
 
+/** Ten projects at 2 s would need five requests a second; the budget is one. */
+function tightBudget(clock: { now: number }, strategy: PollStrategy = "activity") {
+  return {
+    baseIntervalSeconds: 2,
+    fastIntervalSeconds: 1,
+    endpointsIntervalSeconds: 0,
+    jitter: 0,
+    headroom: 1,
+    requestsPerMinute: 60,
+    maxConcurrent: 4,
+    strategy,
+    monotonic: () => clock.now,
+    random: () => 0.5,
+  };
+}
+
 /** Ten minutes of polls of `hot` (always active) and nine idle projects, by project. */
 async function tenMinutes(strategy: PollStrategy): Promise<Map<string, number[]>> {
   const clock = { now: 0 };
   const polls = new Map<string, number[]>();
-  scheduler = new Scheduler(
-    {
-      baseIntervalSeconds: 2,
-      fastIntervalSeconds: 1,
-      endpointsIntervalSeconds: 0,
-      jitter: 0,
-      headroom: 1,
-      // One request a second: ten projects at 2 s would need five.
-      requestsPerMinute: 60,
-      maxConcurrent: 4,
-      strategy,
-      monotonic: () => clock.now,
-      random: () => 0.5,
+  scheduler = new Scheduler(tightBudget(clock, strategy), {
+    poll: (projectId) => {
+      polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
+      return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
     },
-    {
-      poll: (projectId) => {
-        polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
-        return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
-      },
-      listEndpoints: () => Promise.resolve(undefined),
-    },
-  );
+    listEndpoints: () => Promise.resolve(undefined),
+  });
   scheduler.setProjects(["hot", ...Array.from({ length: 9 }, (_, i) => `idle-${i}`)]);
   for (let s = 0; s < 600; s++) {
     clock.now += 1000;
@@ -57,28 +58,15 @@ describe("the activity strategy", () => {
   it("takes a project whose newest operation is recent as active from its first poll", async () => {
     const clock = { now: 0 };
     const polls = new Map<string, number>();
-    scheduler = new Scheduler(
-      {
-        baseIntervalSeconds: 2,
-        fastIntervalSeconds: 1,
-        endpointsIntervalSeconds: 0,
-        jitter: 0,
-        headroom: 1,
-        requestsPerMinute: 60,
-        maxConcurrent: 4,
-        monotonic: () => clock.now,
-        random: () => 0.5,
+    scheduler = new Scheduler(tightBudget(clock), {
+      // As after a restart: no new operation, but "busy" had one ten seconds ago.
+      poll: (projectId) => {
+        polls.set(projectId, (polls.get(projectId) ?? 0) + 1);
+        const newestOperationAgeMs = projectId === "busy" ? 10_000 : 86_400_000;
+        return Promise.resolve({ requests: 1, open: false, newestOperationAgeMs });
       },
-      {
-        // As after a restart: no new operation, but "busy" had one ten seconds ago.
-        poll: (projectId) => {
-          polls.set(projectId, (polls.get(projectId) ?? 0) + 1);
-          const newestOperationAgeMs = projectId === "busy" ? 10_000 : 86_400_000;
-          return Promise.resolve({ requests: 1, open: false, newestOperationAgeMs });
-        },
-        listEndpoints: () => Promise.resolve(undefined),
-      },
-    );
+      listEndpoints: () => Promise.resolve(undefined),
+    });
     scheduler.setProjects(["busy", ...Array.from({ length: 9 }, (_, i) => `quiet-${i}`)]);
     for (let s = 0; s < 120; s++) {
       clock.now += 1000;
