@@ -147,9 +147,10 @@ describe("a step of the exporter's wall clock", () => {
 
     stepped.step(2 * HOUR_MS);
     const failedLate = await Promise.all(ids.map((id) => failing(sim, id, 5)));
-    // Really stuck (30 s by the API's clock), and one that ends well before.
+    // Really stuck (30 s by the API's clock).
     const stuck = await script(sim, ids[0]!, "create_branch", "finished", 300);
-    const quick = await script(sim, ids[1]!, "create_branch", "finished", 20);
+    // Open, but ends well before its threshold: no stuck alert (the exact list below).
+    await script(sim, ids[1]!, "create_branch", "finished", 20);
     const forward = await requestsDuring(sim, 4000);
     await sim.sim.advance(6);
     await waitFor(
@@ -193,7 +194,6 @@ describe("a step of the exporter's wall clock", () => {
         `operation_stuck ${stuck.id}`,
       ].sort(),
     );
-    expect(got).not.toContain(`operation_stuck ${quick.id}`);
   }, 60_000);
 });
 
@@ -209,7 +209,7 @@ describe("the API's clock hours away from ours", () => {
       const [id] = await projects(sim, 1);
       const e = await exporter(sim, [id!], hook, { stuck: { default: 20 } });
       const finishing = (seconds: number) => script(sim, id!, "apply_config", "finished", seconds);
-      const quick = await finishing(5);
+      await finishing(5);
       const slow = await finishing(100);
       await waitFor(
         "both seen open",
@@ -235,8 +235,8 @@ describe("the API's clock hours away from ours", () => {
         "the stuck alert",
         () => alerts(hook).includes(`operation_stuck ${slow.id}`) || undefined,
       );
+      // The one that ended in 5 s raised none.
       expect(alerts(hook)).toEqual([`operation_stuck ${slow.id}`]);
-      expect(alerts(hook)).not.toContain(`operation_stuck ${quick.id}`);
       // The status page shows its age on the API's clock too: about 25 s, not hours.
       const page = (await e.get("/")).text;
       const shown = new RegExp(`running</span> for (\\d+) s <code>${slow.id}`).exec(page);

@@ -206,7 +206,7 @@ describe("a record with null in an optional field", () => {
     expect(committedArrivals(e.exporter.daemon.project(id)?.state)).toEqual(
       await truthArrivals(sim, id, since),
     );
-    expect(lines(e, (l) => l.anomaly === "null_field").map((l) => l.level)).not.toHaveLength(0);
+    expect(lines(e, (l) => l.anomaly === "null_field").length).toBeGreaterThan(0);
     expect(lines(e, (l) => /poll failed/.test(l.msg))).toEqual([]);
   }, 30_000);
 });

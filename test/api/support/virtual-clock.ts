@@ -20,10 +20,6 @@ export class ManualClock implements Clock {
     this.#now = startMs;
   }
 
-  now(): number {
-    return this.#now;
-  }
-
   /** Wall and monotonic time move together here: the test steps neither on its own. */
   wall(): number {
     return this.#now;
@@ -83,10 +79,6 @@ export class SkippingClock implements Clock {
 
   constructor(startMs = Date.UTC(2025, 0, 1)) {
     this.#now = startMs;
-  }
-
-  now(): number {
-    return this.#now;
   }
 
   /** Wall and monotonic time move together here: the test steps neither on its own. */
