@@ -27,9 +27,12 @@ options:
                               else ${DEMO_API_KEY})
   --clock real|manual         real follows wall time; manual moves only through
                               POST /_sim/clock/advance (default real)
+  --speed X                   real clock: simulated seconds per second (default 1)
   --traffic                   generate activity across many projects
   --projects N                projects the traffic keeps busy (implies --traffic; default 20)
   --operations-per-minute N   traffic activities per simulated minute (default 30)
+  --skew S                    Zipf exponent of the traffic over its projects: 0 even
+                              (default), about 1 a few projects bring most operations
   --availability-checks N     seconds between availability checks, 0 for none
                               (default 600)
   --no-availability-checks    no availability checks (same as --availability-checks 0)
@@ -60,9 +63,11 @@ const SIMULATE_OPTIONS = {
   seed: { type: "string" },
   "api-key": { type: "string" },
   clock: { type: "string" },
+  speed: { type: "string" },
   traffic: { type: "boolean" },
   projects: { type: "string" },
   "operations-per-minute": { type: "string" },
+  skew: { type: "string" },
   "availability-checks": { type: "string" },
   "no-availability-checks": { type: "boolean" },
   organizations: { type: "string" },
@@ -81,6 +86,15 @@ function integerFlag(
   const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= min && value <= max)) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function numberFlag(name: string, raw: string | undefined, min: number, max: number) {
+  if (raw === undefined) return undefined;
+  const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
   }
   return value;
 }
@@ -129,7 +143,16 @@ export function parseSimulateArgs(
   if (orgProjects !== undefined && organizationCount === undefined) {
     throw new UsageError("--org-projects needs --organizations");
   }
-  const traffic = values.traffic === true || projects !== undefined || perMinute !== undefined;
+  const speed = numberFlag("speed", values.speed, 0.001, 1000);
+  if (speed !== undefined && clock === "manual") {
+    throw new UsageError("--speed applies to the real clock only");
+  }
+  const skew = numberFlag("skew", values.skew, 0, 4);
+  const traffic =
+    values.traffic === true ||
+    projects !== undefined ||
+    perMinute !== undefined ||
+    skew !== undefined;
   return {
     apiKey,
     clock,
@@ -146,6 +169,7 @@ export function parseSimulateArgs(
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(seed === undefined ? {} : { seed }),
+    ...(speed === undefined ? {} : { speed }),
     ...(checks === undefined ? {} : { availabilityCheckSeconds: checks }),
     ...(values["no-rate-limit"] === true ? { rateLimit: false } : {}),
     ...(traffic
@@ -153,6 +177,7 @@ export function parseSimulateArgs(
           traffic: {
             ...(projects === undefined ? {} : { projects }),
             ...(perMinute === undefined ? {} : { operationsPerMinute: perMinute }),
+            ...(skew === undefined ? {} : { skew }),
           },
         }
       : {}),

@@ -63,6 +63,13 @@ export const ENDPOINT_OPERATION_ACTIONS: ReadonlySet<string> = new Set([
   "suspend_compute",
 ]);
 
+/**
+ * Actions the control plane runs by itself on a timer, in every project alike (seed 2.2: the
+ * availability checker). They are not a sign that anybody is using a project: an exporter
+ * does not poll a project more often for them.
+ */
+export const PERIODIC_OPERATION_ACTIONS: ReadonlySet<string> = new Set(["check_availability"]);
+
 /** An action: one of the known values, or any other string the service starts sending. */
 export type OperationAction = KnownOperationAction | (string & {});
 

@@ -39,11 +39,15 @@ export interface JobOutcome {
   readonly refused?: RefusalKind;
   /** The API answered the job's requests: the account's key is good. */
   readonly answered?: boolean;
-  /** The poll found new or changed operations: the project is active. */
+  /**
+   * The poll found new or changed operations (the control plane's periodic ones aside): the
+   * project is active.
+   */
   readonly active?: boolean;
   /**
-   * How long ago (ms, by the API's clock) the project's newest operation was created: after a
-   * restart, a project busy before it is active again from its first poll.
+   * How long ago (ms, by the API's clock) the newest operation the poll read was created (the
+   * periodic ones aside): after a restart, a project busy before it is active again from its
+   * first poll.
    */
   readonly newestOperationAgeMs?: number;
   /** The poll saw an operation that changes endpoints start or end: list them now. */

@@ -4,7 +4,8 @@ export type ClockMode = "real" | "manual";
 
 /**
  * Where simulated time should be. A `real` clock follows the wall clock (offset so that it
- * starts at the chosen start time); a `manual` clock stands still until `advance` is called.
+ * starts at the chosen start time), `speed` simulated seconds to each wall-clock second; a
+ * `manual` clock stands still until `advance` is called.
  */
 export interface Clock {
   readonly mode: ClockMode;
@@ -20,8 +21,17 @@ class ManualClockOnlyError extends Error {
   }
 }
 
-export function createClock(mode: ClockMode, startUs: number, wallNowMs = Date.now): Clock {
+export function createClock(
+  mode: ClockMode,
+  startUs: number,
+  wallNowMs = Date.now,
+  speed = 1,
+): Clock {
+  if (!(speed > 0 && Number.isFinite(speed))) {
+    throw new RangeError("speed must be a positive number");
+  }
   if (mode === "manual") {
+    if (speed !== 1) throw new RangeError("speed applies to the real clock only");
     let target = startUs;
     return {
       mode,
@@ -37,7 +47,7 @@ export function createClock(mode: ClockMode, startUs: number, wallNowMs = Date.n
   const wallStartMs = wallNowMs();
   return {
     mode,
-    targetUs: () => startUs + (wallNowMs() - wallStartMs) * US_PER_MS,
+    targetUs: () => startUs + (wallNowMs() - wallStartMs) * US_PER_MS * speed,
     advance: () => {
       throw new ManualClockOnlyError();
     },

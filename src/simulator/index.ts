@@ -13,6 +13,7 @@ export {
 } from "./options.js";
 export type { ClockMode } from "./clock.js";
 export type { TrafficOptions } from "./traffic/options.js";
+export { zipfExponentFor } from "./traffic/zipf.js";
 export { REAL_API_RATE_LIMIT, type RateLimitOptions } from "./http/rate-limiter.js";
 export { API_ROUTE_NAMES, UNKNOWN_ROUTE, type ApiRouteName } from "./http/api-routes.js";
 export { SIM_BASE_PATH } from "./http/server.js";

@@ -24,6 +24,12 @@ export interface SimulatorOptions {
    * repeat exactly), the wall time for the real clock (which then follows the wall clock).
    */
   readonly startTime?: Date;
+  /**
+   * Real clock only: simulated seconds per wall-clock second (default 1). At 60, an hour of
+   * traffic, operations and auto-suspends passes in a minute; the `Date` of every answer is
+   * the simulated time. The rate limit stays on the wall clock.
+   */
+  readonly speed?: number;
   /** Default: the real API's 700 per minute and 40 per second per route. `false`: no limit. */
   readonly rateLimit?: RateLimitOptions | false;
   /**

@@ -69,6 +69,14 @@ export class SeededRandom {
     return item;
   }
 
+  /** Puts `items` in a random order, in place (Fisher-Yates). */
+  shuffle(items: unknown[]): void {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [items[i], items[j]] = [items[j], items[i]];
+    }
+  }
+
   /** An independent stream derived from this one's seed material and a stream number. */
   fork(stream: number): SeededRandom {
     return new SeededRandom((this.uint32() ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0);

@@ -61,6 +61,11 @@ export interface SimTruthResponse {
 /** `GET /_sim/stats` and `DELETE /_sim/stats` → 200 */
 export type SimStatsResponse = StatsView;
 
+/** `GET /_sim/traffic`: the projects the traffic keeps busy, most active first. */
+export interface SimTrafficResponse {
+  readonly projects: readonly string[];
+}
+
 /** `POST /_sim/bulk` → 201 */
 export interface SimBulkResponse {
   readonly project_ids: readonly string[];

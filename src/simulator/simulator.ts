@@ -44,6 +44,8 @@ export interface RunningSimulator {
   advance(seconds: number): void;
   /** Creates many projects with finished histories at once (see `POST /_sim/bulk`). */
   seedBulk(options: BulkSeedOptions): BulkSeedResult;
+  /** The ids of the projects the traffic keeps busy, most active first (none without it). */
+  trafficProjects(): readonly string[];
   /** Applies every simulated event due now (requests do this by themselves). */
   settle(): void;
   /** Answers still being streamed by a `drip` or `oversized` fault (in-process inspection). */
@@ -121,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       : resolveTrafficOptions(options.traffic);
   const startTime =
     options.startTime ?? (options.clock === "manual" ? DEFAULT_MANUAL_START : new Date());
-  const clock = createClock(options.clock, dateToMicros(startTime));
+  const clock = createClock(options.clock, dateToMicros(startTime), Date.now, options.speed);
   const scheduler = new Scheduler(clock.targetUs());
   const settle = (): void => {
     scheduler.runUntil(clock.targetUs());
@@ -146,10 +148,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       }),
     ),
   );
+  let generator: TrafficGenerator | undefined;
   if (traffic !== undefined) {
     const trafficRandom =
       traffic.seed === undefined ? streams.traffic : new SeededRandom(traffic.seed);
-    new TrafficGenerator(plane, traffic, trafficRandom).start(orgProjects);
+    generator = new TrafficGenerator(plane, traffic, trafficRandom);
+    generator.start(orgProjects);
   }
 
   const stats = new RequestStats();
@@ -159,7 +163,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const server = createSimulatorServer({
     ownerOf: (key) => plane.accounts.ownerOf(key),
     api: apiRouter(plane),
-    sim: simRouter({ plane, clock, settle, faults, stats }),
+    sim: simRouter({
+      plane,
+      clock,
+      settle,
+      faults,
+      stats,
+      trafficProjects: () => generator?.projectsByActivity() ?? [],
+    }),
     settle,
     nowMs: () => clock.targetUs() / US_PER_MS,
     rateLimiter: rateLimit === false ? undefined : new RateLimiter(rateLimit),
@@ -198,6 +209,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     },
     seedBulk: (bulk) => plane.seedBulk(bulk),
     settle,
+    trafficProjects: () => generator?.projectsByActivity() ?? [],
     streamingAnswers: () => openStreams.size,
     close: () =>
       new Promise<void>((resolve, reject) => {

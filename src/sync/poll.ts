@@ -9,7 +9,11 @@
  * the next polls continue downward from there; the watermark moves only once the gap is closed
  * (invariant 4, docs/design.md). Records newer than the segment wait until then.
  */
-import type { Operation, OperationsPage } from "../contract/index.js";
+import {
+  PERIODIC_OPERATION_ACTIONS,
+  type Operation,
+  type OperationsPage,
+} from "../contract/index.js";
 import {
   MAX_ALSO_RESOLVES,
   STATE_FORMAT,
@@ -143,6 +147,12 @@ export interface PollResult {
   readonly anomalies: readonly AnomalyCount[];
   /** The API's time (epoch ms) the poll measured the operations' ages against. */
   readonly serverNowMs: number;
+  /**
+   * When the newest operation this poll read was created (epoch ms, the API's clock), leaving
+   * out the control plane's periodic ones and any dated after the API's now; undefined when
+   * it read none.
+   */
+  readonly newestActivityMs: number | undefined;
 }
 
 /** A tracked operation as it travels through one poll, with the page cursor it was read at. */
@@ -183,7 +193,7 @@ export async function poll(
   // Transitions that may raise alerts: not those of history counted by a backfill.
   const alertable: Transition[] = [];
 
-  const visit = recordVisitor({
+  const visitRecord = recordVisitor({
     projectId,
     found: { tracked, seen, transitions, alertable, anomalies },
     labels: new LabelBudget(options.maxUnknownLabelValues ?? 20, labelledIn(previous)),
@@ -191,6 +201,16 @@ export async function poll(
     apiNowMs,
     options,
   });
+  let newestActivityMs: number | undefined;
+  const visit: RecordVisitor = (record, pageCursor, fresh) => {
+    if (!PERIODIC_OPERATION_ACTIONS.has(record.action)) {
+      const createdMs = secondOf(record) * 1000;
+      if (createdMs <= apiNowMs && createdMs > (newestActivityMs ?? -Infinity)) {
+        newestActivityMs = createdMs;
+      }
+    }
+    visitRecord(record, pageCursor, fresh);
+  };
 
   const misdated = new Map((previous?.misdated ?? []).map((m) => [m.id, m.second]));
   const { walked, top, newlyMisdated } = await walkDown(
@@ -254,6 +274,7 @@ export async function poll(
     firstStart,
     anomalies: anomalies.list(),
     serverNowMs: apiNowMs,
+    newestActivityMs,
   };
 }
 

@@ -1,6 +1,7 @@
 /** The benchmark figures as Markdown tables, whence `docs/performance.md` takes its figures. */
 import type { Results } from "./run.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
+import type { SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import type { Stall, StallCauses } from "./workers/exporter-host.js";
 import { round, type Summary } from "./lib/stats.js";
 
@@ -164,6 +165,8 @@ export function report(r: Results): string {
     );
   }
 
+  if (r.skewed !== undefined) parts.push(skewedTables(r.skewed));
+
   if (r.state !== undefined) {
     parts.push(
       `### 5. Commits and start-up\n\n` +
@@ -280,5 +283,80 @@ function gzipTable(points: readonly ScrapePoint[]): string {
       `${n(p.gzip.ratio.p50)} / ${n(p.gzip.ratio.p99)}`,
       `${n(p.renderEventLoopDelay.p99)} / ${n(p.renderEventLoopDelay.max)}`,
     ]),
+  );
+}
+
+/** Scenario 6: each run's figures, then the goals, activity against uniform at each size. */
+function skewedTables(runs: readonly SkewedFleetRun[]): string {
+  const pct = (p: { p50: number; p90: number; p99: number }) =>
+    `${n(p.p50, 1)} / ${n(p.p90, 1)} / ${n(p.p99, 1)}`;
+  const figures = table(
+    [
+      "projects",
+      "strategy",
+      "compression",
+      "detection p50 / p90 / p99, s",
+      "cold projects p50 / p90 / p99, s",
+      "detected / injected (cold)",
+      "requests/min: polls + listings",
+      "requests per poll",
+      "intervals fast / active / idle / max, s",
+      "longest unpolled, s",
+      "429s",
+      "top 5%: share of operations",
+    ],
+    runs.map((p) => [
+      n(p.projects),
+      p.strategy,
+      `${n(p.compression)}x`,
+      pct(p.detection),
+      pct(p.coldDetection),
+      `${n(p.detected)} / ${n(p.injected)} (${n(p.coldDetected)} / ${n(p.coldInjected)})`,
+      `${n(p.pollRequestsPerMinute)} + ${n(p.listingRequestsPerMinute)}`,
+      n(p.requestsPerPoll),
+      [p.intervals.fast, p.intervals.active, p.intervals.idle, p.intervals.max]
+        .map((s) => n(s, 1))
+        .join(" / "),
+      n(p.longestUnpolledSeconds, 1),
+      n(p.rateLimited),
+      n(p.hotOperationShare, 2),
+    ]),
+  );
+  const goals = [...new Set(runs.map((p) => p.projects))].flatMap((projects) => {
+    const uniform = runs.find((p) => p.projects === projects && p.strategy === "uniform");
+    const activity = runs.find((p) => p.projects === projects && p.strategy === "activity");
+    if (uniform === undefined || activity === undefined) return [];
+    return [
+      [
+        n(projects),
+        `${n(activity.detection.p50 / uniform.detection.p50, 2)} (≤ 0.1 at 10,000)`,
+        `${n(activity.detection.p90 / uniform.detection.p90, 2)} (≤ 0.5 at 10,000)`,
+        `${n(activity.detection.p50, 1)} s (≤ 15 s at 1,000)`,
+        `${n(activity.longestUnpolledSeconds, 1)} ≤ ${n(activity.intervals.max, 1)}: ${
+          activity.longestUnpolledSeconds <= activity.intervals.max ? "yes" : "no"
+        }`,
+        `${n(activity.intervals.max / uniform.intervals.idle, 2)} (≤ 2)`,
+        `${n(activity.rateLimited + uniform.rateLimited)} (0)`,
+      ],
+    ];
+  });
+  return (
+    `### 6. Time to alert in a skewed fleet: uniform and activity side by side\n\n` +
+    figures +
+    (goals.length === 0
+      ? ""
+      : `\n\nActivity against uniform, with the targets:\n\n` +
+        table(
+          [
+            "projects",
+            "p50 ÷ uniform's",
+            "p90 ÷ uniform's",
+            "activity p50",
+            "longest unpolled ≤ maxInterval",
+            "maxInterval ÷ uniform cycle",
+            "429s",
+          ],
+          goals,
+        ))
   );
 }

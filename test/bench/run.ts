@@ -21,9 +21,10 @@ import { measureIngest, type IngestPoint } from "./scenarios/ingest.js";
 import { measureCycleCost, type CycleCost } from "./scenarios/requests.js";
 import { measureFleet, type FleetRun } from "./scenarios/fleet.js";
 import { measureScrape, type ScrapePoint } from "./scenarios/scrape.js";
+import { measureSkewedFleet, type SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import { measureState, type StatePoint } from "./scenarios/state.js";
 
-export const SCENARIOS = ["ingest", "scrape", "requests", "fleet", "state"] as const;
+export const SCENARIOS = ["ingest", "scrape", "requests", "fleet", "skewed", "state"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface Machine {
@@ -55,6 +56,8 @@ export interface Results {
   readonly fleet?: FleetRun[];
   /** Scenario 5, commits and start-up, at three sizes. */
   readonly state?: StatePoint[];
+  /** Scenario 6, time to alert in a skewed fleet, both strategies at two sizes. */
+  readonly skewed?: SkewedFleetRun[];
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -91,6 +94,15 @@ export function compressionFor(projects: number): number {
   if (projects <= 100) return 1;
   const realInterval = 30 * Math.max(1, (3 * projects) / 630);
   return Math.min(40, Math.max(1, Math.round(realInterval / 15)));
+}
+
+/**
+ * The time compression of a skewed-fleet run: small enough that the scheduler's one-second
+ * tick (k seconds at real scale) stays well under the detection times measured.
+ */
+export function skewedCompressionFor(projects: number): number {
+  if (projects <= 100) return 1;
+  return projects <= 2000 ? 4 : 20;
 }
 
 function machine(loadAverageStart: number): Machine {
@@ -204,6 +216,23 @@ async function main(): Promise<void> {
         );
       }
       await save();
+    }
+    if (selected.has("skewed")) {
+      results.skewed = [];
+      for (const projects of [1000, 10_000]) {
+        const p = scaled(projects, scale);
+        for (const strategy of ["uniform", "activity"] as const) {
+          results.skewed.push(
+            await measureSkewedFleet(ctx, {
+              projects: p,
+              strategy,
+              compression: skewedCompressionFor(p),
+              failures: 150,
+            }),
+          );
+          await save();
+        }
+      }
     }
     if (selected.has("state")) {
       results.state = [];

@@ -10,7 +10,7 @@ import { LeaseLostError } from "../../src/store/fencing.js";
 import { StateFileError } from "../../src/store/index.js";
 import type { OutboxEntry } from "../../src/store/index.js";
 import type { PollResult } from "../../src/sync/index.js";
-import { alert, pollResult, projectState } from "../metrics/support/fixtures.js";
+import { alert, pollResult, projectState, trackedOperation } from "../metrics/support/fixtures.js";
 
 const CONTEXT: StepContext = {
   projectId: "p-1",
@@ -52,12 +52,35 @@ describe("a committed poll", () => {
       open: true,
       answered: true,
       active: false,
-      // The fixture's newest operation is 30 s older than the API's time of the poll.
-      newestOperationAgeMs: 30_000,
       endpointsChanged: false,
     });
     expect(effects.deliver).toBe(false);
     expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);
+  });
+
+  it("tells how long ago the newest operation it read was created", () => {
+    const result = pollResult(projectState("p-1"));
+    const job = stepEffects(
+      committed({ newestActivityMs: result.serverNowMs - 30_000 }),
+      CONTEXT,
+    ).job;
+    expect(job.newestOperationAgeMs).toBe(30_000);
+  });
+
+  it("is active for a new operation of a user, not for the control plane's periodic check", () => {
+    const op = (action: string) => ({
+      kind: "new" as const,
+      op: {
+        ...trackedOperation("p-1", { action, status: "running" }),
+        branchId: undefined,
+        endpointId: undefined,
+        error: undefined,
+      },
+    });
+    const activeAfter = (action: string) =>
+      stepEffects(committed({ transitions: [op(action)] }), CONTEXT).job.active;
+    expect(activeAfter("check_availability")).toBe(false);
+    expect(activeAfter("apply_config")).toBe(true);
   });
 
   it("wakes the notifier when it raised alerts", () => {

@@ -176,6 +176,7 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
   return {
     state: s,
     serverNowMs: s.committedAtMs,
+    newestActivityMs: undefined,
     alerts: [],
     silenced: [],
     anomalies: [],

@@ -193,8 +193,33 @@ describe("stats", () => {
         listOperations: { "400": 1 },
         unknown: { "404": 1 },
       },
+      longestUnreadSeconds: 0,
+      projectsRead: 0,
     });
     await t.sim.resetStats();
-    expect(await t.sim.stats()).toEqual({ total: 0, routes: {} });
+    expect(await t.sim.stats()).toEqual({
+      total: 0,
+      routes: {},
+      longestUnreadSeconds: 0,
+      projectsRead: 0,
+    });
+  });
+
+  test("the longest any project went without its operations read, since the reset", async () => {
+    const read = () => t.api("GET", `/projects/${projectId}/operations`);
+    await read();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.sim.resetStats();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await read();
+    await read();
+    const stats = await t.sim.stats();
+    expect(stats.projectsRead).toBe(1);
+    // From the reset to the first read; the 300 ms before the reset do not count.
+    expect(stats.longestUnreadSeconds).toBeGreaterThanOrEqual(0.2);
+    expect(stats.longestUnreadSeconds).toBeLessThan(0.45);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The time since the last read counts too.
+    expect((await t.sim.stats()).longestUnreadSeconds).toBeGreaterThanOrEqual(0.5);
   });
 });

@@ -1,7 +1,11 @@
 /** Generated traffic: mixed, realistic activity under the manual and the real clock. */
 import { describe, expect, test } from "vitest";
 import { isEndStatus, isOpenStatus, isUnknownStatus } from "../../src/contract/index.js";
-import type { TrafficOptions, TruthOperation } from "../../src/simulator/index.js";
+import {
+  zipfExponentFor,
+  type TrafficOptions,
+  type TruthOperation,
+} from "../../src/simulator/index.js";
 import { startTestSimulator } from "../support/simulator.js";
 
 const BUSY: TrafficOptions = {
@@ -94,5 +98,75 @@ describe("traffic under the real clock", () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("skewed traffic", () => {
+  /** Per project, the operations of two simulated hours of traffic (availability checks off). */
+  async function operationsPerProject(skew: number): Promise<number[]> {
+    const t = await startTestSimulator({
+      seed: 11,
+      availabilityCheckSeconds: 0,
+      traffic: { projects: 100, operationsPerMinute: 60, skew },
+    });
+    try {
+      const before = new Map(t.simulator.plane.world.projects.map((p) => [p.id, p.log.size]));
+      for (let i = 0; i < 12; i++) await t.sim.advance(600);
+      const ranked = await t.sim.trafficProjects();
+      expect(ranked).toHaveLength(100);
+      const counts = [];
+      for (const id of ranked) {
+        const after = (await t.sim.truth(id)).length;
+        counts.push(after - (before.get(id) ?? 0));
+      }
+      return counts;
+    } finally {
+      await t.close();
+    }
+  }
+  const topShare = (counts: readonly number[], top: number): number =>
+    counts.slice(0, top).reduce((a, b) => a + b, 0) / counts.reduce((a, b) => a + b, 0);
+
+  test("the most active 5% of the projects bring most of the operations", async () => {
+    // 80% of the activities; fewer of the operations, as a connection to a compute that is
+    // already active starts none, and the busiest computes are the ones most often active.
+    const counts = await operationsPerProject(zipfExponentFor(100, 0.05, 0.8));
+    expect(topShare(counts, 5)).toBeGreaterThan(0.55);
+    expect(topShare(counts, 5)).toBeLessThan(0.85);
+    // The cold half: a small share of them (half of them without skew).
+    expect(topShare(counts.toReversed(), 50)).toBeLessThan(0.1);
+  });
+
+  test("without skew every project is alike", async () => {
+    expect(topShare(await operationsPerProject(0), 5)).toBeLessThan(0.15);
+  });
+
+  test("the exponent for a shape depends on the fleet's size", () => {
+    const small = zipfExponentFor(1000, 0.05, 0.8);
+    const large = zipfExponentFor(10_000, 0.05, 0.8);
+    expect(small).toBeGreaterThan(large);
+    expect(large).toBeGreaterThan(0.9);
+    expect(() => zipfExponentFor(100, 0, 0.8)).toThrow(RangeError);
+  });
+});
+
+describe("a faster real clock", () => {
+  test("speed 120 runs two simulated minutes a second, in the answers' Date too", async () => {
+    const t = await startTestSimulator({ clock: "real", speed: 120 });
+    try {
+      const first = Date.parse((await t.api("GET", "/projects")).headers.get("date") ?? "");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const later = Date.parse((await t.api("GET", "/projects")).headers.get("date") ?? "");
+      expect((later - first) / 1000).toBeGreaterThan(110);
+      expect((later - first) / 1000).toBeLessThan(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("speed is refused on the manual clock", async () => {
+    await expect(startTestSimulator({ clock: "manual", speed: 2 })).rejects.toThrow(
+      "speed applies to the real clock only",
+    );
   });
 });

@@ -81,6 +81,8 @@ export interface SimDriver {
   truth(projectId: string): Promise<TruthOperation[]>;
   stats(): Promise<StatsView>;
   resetStats(): Promise<void>;
+  /** The projects the traffic keeps busy, most active first. */
+  trafficProjects(): Promise<readonly string[]>;
   bulk(request: SimBulkRequest): Promise<SimBulkResponse>;
 }
 
@@ -190,6 +192,8 @@ export async function startTestSimulator(
     resetStats: async () => {
       await simCall("DELETE", "/stats");
     },
+    trafficProjects: async () =>
+      (await simCall<{ projects: string[] }>("GET", "/traffic")).projects,
     bulk: (r) => simCall("POST", "/bulk", r),
   };
   return {

@@ -81,6 +81,10 @@ async function handle(
   const isApi = path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
   const isSim = path === SIM_BASE_PATH || path.startsWith(`${SIM_BASE_PATH}/`);
   const routeName = isApi ? apiRouteName(parts.api, method, path) : undefined;
+  const projectId =
+    routeName === undefined
+      ? undefined
+      : /^\/projects\/([^/]+)/.exec(path.slice(API_BASE_PATH.length))?.[1];
   let reply: Reply;
   let delivery: Delivery = "intact";
   try {
@@ -88,10 +92,7 @@ async function handle(
     parts.settle();
     const caller = authenticate(req.headers.authorization, (key) => parts.ownerOf(key));
     if (routeName !== undefined) {
-      const facts = {
-        hasCursor: url.searchParams.has("cursor"),
-        projectId: /^\/projects\/([^/]+)/.exec(path.slice(API_BASE_PATH.length))?.[1],
-      };
+      const facts = { hasCursor: url.searchParams.has("cursor"), projectId };
       const decided = await applyLimitsAndFaults(
         parts,
         accountOf(caller),
@@ -115,7 +116,7 @@ async function handle(
   } catch (error) {
     reply = errorReply(error);
   }
-  if (routeName !== undefined) parts.stats.record(routeName, reply.status);
+  if (routeName !== undefined) parts.stats.record(routeName, reply.status, projectId);
   sendReply(res, withRequestId(reply, requestId), delivery, parts.streams);
 }
 

@@ -31,6 +31,7 @@ import type {
   SimOperationResponse,
   SimProjectResponse,
   SimStatsResponse,
+  SimTrafficResponse,
   SimTruthResponse,
 } from "../sim-api.js";
 
@@ -42,6 +43,8 @@ export interface SimControls {
   settle(): void;
   readonly faults: FaultRegistry;
   readonly stats: RequestStats;
+  /** The ids of the projects the traffic keeps busy, most active first. */
+  trafficProjects(): readonly string[];
 }
 
 /** The `/_sim` routes (paths relative to it). Shapes are documented in the README. */
@@ -125,6 +128,11 @@ export function simRouter(sim: SimControls): Router<Handler> {
     sim.stats.reset();
     return { status: 200, body: sim.stats.view() };
   });
+
+  router.add("GET", "/traffic", "traffic", () => ({
+    status: 200,
+    body: { projects: [...sim.trafficProjects()] } satisfies SimTrafficResponse,
+  }));
 
   router.add("POST", "/bulk", "bulk", seedBulk(plane));
   return router;

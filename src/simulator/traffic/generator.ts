@@ -7,6 +7,7 @@ import type { SeededRandom } from "../random.js";
 import { US_PER_SECOND } from "../time.js";
 import type { ResolvedTrafficOptions } from "./options.js";
 import { trafficPolicy } from "./outcomes.js";
+import { ZipfChooser } from "./zipf.js";
 
 /** Branches a generated project grows to at most. */
 const MAX_BRANCHES = 8;
@@ -25,6 +26,7 @@ type Activity =
  * 70% of the time), explicit start or suspend (10; a start of a running compute is
  * `skipped`), a storage configuration change (5: apply_storage_config), a resize on a paid
  * plan (5: the restart of seed 3.2). Auto-suspends follow from inactivity by themselves.
+ * With `skew`, the projects are ranked at random and picked by a Zipf-like choice of rank.
  */
 export class TrafficGenerator {
   private readonly projects: ProjectState[] = [];
@@ -37,6 +39,8 @@ export class TrafficGenerator {
     [5, "resize"],
   ];
   private readonly totalWeight = this.activities.reduce((sum, [w]) => sum + w, 0);
+  /** Set when the traffic is skewed: picks a rank in `projects` (most active first). */
+  private chooser: ZipfChooser | undefined;
 
   constructor(
     private readonly plane: ControlPlane,
@@ -60,7 +64,16 @@ export class TrafficGenerator {
         }),
       );
     }
+    if (this.options.skew > 0) {
+      this.random.shuffle(this.projects);
+      this.chooser = new ZipfChooser(this.projects.length, this.options.skew);
+    }
     this.scheduleNext();
+  }
+
+  /** The ids of the projects the traffic keeps busy, most active first. */
+  projectsByActivity(): readonly string[] {
+    return this.projects.map((p) => p.id);
   }
 
   private scheduleNext(): void {
@@ -72,7 +85,11 @@ export class TrafficGenerator {
   }
 
   private act(): void {
-    const project = this.random.pick(this.projects);
+    const project =
+      this.chooser === undefined
+        ? this.random.pick(this.projects)
+        : this.projects[this.chooser.choose(this.random)];
+    if (project === undefined) return;
     // A disabled compute refuses connections and starts: traffic leaves it alone.
     const endpoints = liveEndpoints(project).filter((e) => !e.settings.disabled);
     if (endpoints.length === 0) return;

@@ -19,6 +19,14 @@ export interface TrafficOptions {
   readonly cancellationShare?: number;
   /** Share of its projects on the paid plan (default 0.5). */
   readonly paidShare?: number;
+  /**
+   * How unevenly activity falls on the projects: the exponent of a Zipf-like choice, where
+   * the project of activity rank r is picked with weight 1 / r^skew (default 0: every project
+   * alike). Near 1, a few projects bring most of the operations, as in a fleet with a database
+   * per tenant; `zipfExponentFor` gives the exponent for a shape such as "5% of the projects
+   * bring 80% of the operations". Ranks are dealt to the projects at random.
+   */
+  readonly skew?: number;
   /** Seed of the traffic's own random stream (default: derived from the simulator's seed). */
   readonly seed?: number;
 }
@@ -35,6 +43,7 @@ const DEFAULTS = {
   slowShare: 0.03,
   cancellationShare: 0.02,
   paidShare: 0.5,
+  skew: 0,
 } as const;
 
 const SHARES = [
@@ -53,6 +62,9 @@ export function resolveTrafficOptions(options: TrafficOptions): ResolvedTrafficO
   }
   if (!(resolved.operationsPerMinute > 0) || !Number.isFinite(resolved.operationsPerMinute)) {
     throw new RangeError("traffic.operationsPerMinute must be a positive number");
+  }
+  if (!(resolved.skew >= 0 && Number.isFinite(resolved.skew))) {
+    throw new RangeError("traffic.skew must be a non-negative number");
   }
   for (const share of SHARES) {
     const value = resolved[share];

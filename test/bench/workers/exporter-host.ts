@@ -385,6 +385,8 @@ const handlers = {
       // The interval a project without open operations waits at most (an idle fleet's).
       baseIntervalSeconds: scheduler.tierIntervalSeconds("idle"),
       fastIntervalSeconds: scheduler.tierIntervalSeconds("fast"),
+      activeIntervalSeconds: scheduler.tierIntervalSeconds("active"),
+      maxIntervalSeconds: scheduler.maxIntervalSeconds(),
     };
   },
 

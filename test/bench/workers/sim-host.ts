@@ -105,6 +105,33 @@ const handlers = {
 
   now: () => ({ nowMs: running().now().getTime() }),
 
+  /** The simulated time and the wall time at one instant (a fast real clock maps one to the other). */
+  anchor: () => {
+    const s = running();
+    s.settle();
+    return { simMs: s.now().getTime(), wallMs: Date.now() };
+  },
+
+  /** The projects the traffic keeps busy, most active first. */
+  trafficProjects: () => ({ projectIds: [...running().trafficProjects()] }),
+
+  /**
+   * Operations created after `sinceMs` (simulated clock) per project, the availability
+   * checks left out: the traffic's shape as it came out.
+   */
+  operationsSince(args: { sinceMs: number }): Record<string, number> {
+    const s = running();
+    const out: Record<string, number> = {};
+    for (const project of s.plane.world.projects) {
+      let n = 0;
+      for (const op of s.plane.truth(project.id).operations) {
+        if (op.action !== "check_availability" && Date.parse(op.created_at) > args.sinceMs) n += 1;
+      }
+      out[project.id] = n;
+    }
+    return out;
+  },
+
   /**
    * The ground truth: end-state arrivals after `sinceMs` (all, when absent), summed over
    * `projectIds` (every project, when absent), and per project when `perProject` is set.

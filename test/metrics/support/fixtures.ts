@@ -135,6 +135,7 @@ export function pollResult(state: ProjectState): PollResult {
   return {
     state,
     serverNowMs: state.committedAtMs,
+    newestActivityMs: undefined,
     alerts: [],
     silenced: [],
     anomalies: [],

@@ -1,0 +1,339 @@
+/**
+ * Scenario 6, time to alert in a skewed fleet: `projects` projects under one key at the
+ * default budget (700 requests a minute), whose activity follows a Zipf-like shape (5% of the
+ * projects bring 80% of the traffic's activities), polled with one `poll.strategy`; the run
+ * report puts `uniform` and `activity` side by side.
+ *
+ * The simulator's traffic generator makes the activity, with the control plane's own load
+ * (availability checks every 10 minutes in every project). Failures are injected as scripted
+ * operations that run 1-30 s and fail: 80% in projects drawn with the traffic's own weights
+ * (in proportion to activity), 20% in projects of the cold half of the ranking, drawn evenly.
+ *
+ * Time runs `compression` k times faster: the simulator's clock at speed k (operations,
+ * auto-suspends, traffic, checks all k times faster, and the `Date` of its answers), the
+ * exporter's intervals and windows divided by k, its budget and concurrency multiplied by k.
+ * Figures are given back at real scale. What does not scale: the scheduler's one-second tick,
+ * the notifier's 250 ms and each request's cost, which add up to k seconds (real scale) to a
+ * detection; both strategies pay it alike.
+ *
+ * Phases: the fleet settles (the computes the generator started at creation suspend); the
+ * exporter starts at the top of every log and polls each project once; a warm-up of one
+ * longest interval lets the plan learn where the activity is; then a window of injected
+ * failures; then a drain until each is alerted (or a deadline). Request rates are the window's;
+ * the longest time unpolled is over the warm-up, the window and the drain.
+ */
+import path from "node:path";
+import { startReceiver } from "../../support/receiver.js";
+import { seededRandom } from "../../support/random.js";
+import { zipfExponentFor } from "../../../src/simulator/index.js";
+import { ZipfChooser } from "../../../src/simulator/traffic/zipf.js";
+import type { StatsView } from "../../../src/simulator/index.js";
+import { API_KEY, resetSimStats, routeRequests, simStats, sleep } from "../lib/context.js";
+import type { BenchContext, SimWorker } from "../lib/context.js";
+import { withRig } from "../lib/rig.js";
+import { percentiles, type Percentiles } from "../lib/stats.js";
+
+export type Strategy = "uniform" | "activity";
+
+export interface SkewedFleetOptions {
+  readonly projects: number;
+  readonly strategy: Strategy;
+  /** Time compression factor k. */
+  readonly compression: number;
+  /** Failures to inject in the window. */
+  readonly failures: number;
+}
+
+/** The shape and settings of the run (real-scale seconds, per simulated minute). */
+const SETTINGS = {
+  interval: 30,
+  fastInterval: 5,
+  endpointsInterval: 600,
+  activeWindow: 3600,
+  requestsPerMinute: 700,
+  burstPerSecond: 40,
+  concurrency: 8,
+  groupWindow: 5,
+  /** The traffic's activities per minute for each 1,000 projects. */
+  activitiesPerThousand: 3,
+  /** 5% of the projects bring 80% of the activities. */
+  hotShare: 0.05,
+  hotActivity: 0.8,
+  /** Share of the injected failures that go to the cold half of the projects. */
+  coldFailureShare: 0.2,
+  /** Long enough for the computes started at creation to suspend (300 s) and settle. */
+  settleSeconds: 360,
+  /** The window lasts this many uniform cycles, and at least `minWindowSeconds`. */
+  windowCycles: 1.7,
+  minWindowSeconds: 720,
+} as const;
+
+/** Injected operations run this long (simulated seconds) before they fail. */
+const FAILS_AFTER = { min: 1, max: 30 } as const;
+
+export interface SkewedFleetRun {
+  readonly projects: number;
+  readonly strategy: Strategy;
+  readonly compression: number;
+  /** The traffic's activities per minute, and its Zipf exponent. */
+  readonly activitiesPerMinute: number;
+  readonly skew: number;
+  /** Share of the window's operations (availability checks aside) in the top 5% of projects. */
+  readonly hotOperationShare: number;
+  /** The plan at the end, real-scale seconds. */
+  readonly intervals: {
+    readonly fast: number;
+    readonly active: number;
+    readonly idle: number;
+    readonly max: number;
+  };
+  /** Per (real-scale) minute in the window. */
+  readonly requestsPerMinute: number;
+  readonly pollRequestsPerMinute: number;
+  readonly listingRequestsPerMinute: number;
+  /** Operations-log requests per poll committed (1.0: one page per poll). */
+  readonly requestsPerPoll: number;
+  /** Requests the simulator refused with 429, from the warm-up on. */
+  readonly rateLimited: number;
+  /** The longest any project went without a read of its operations, seconds (real scale). */
+  readonly longestUnpolledSeconds: number;
+  /** Detection latency, from the failure to the webhook's 2xx, seconds (real scale). */
+  readonly detection: Percentiles;
+  readonly coldDetection: Percentiles;
+  readonly injected: number;
+  readonly detected: number;
+  readonly coldInjected: number;
+  readonly coldDetected: number;
+  readonly windowSeconds: number;
+  /** Wall time of the whole run, seconds (not scaled). */
+  readonly wallSeconds: number;
+}
+
+interface AlertBody {
+  readonly alerts?: readonly { readonly operation_id?: string; readonly kind?: string }[];
+}
+
+interface Injected {
+  readonly projectId: string;
+  readonly id: string;
+  readonly cold: boolean;
+}
+
+export async function measureSkewedFleet(
+  ctx: BenchContext,
+  options: SkewedFleetOptions,
+): Promise<SkewedFleetRun> {
+  const { projects, strategy, compression: k } = options;
+  const wallStarted = performance.now();
+  const activitiesPerMinute = (SETTINGS.activitiesPerThousand * projects) / 1000;
+  const skew = zipfExponentFor(projects, SETTINGS.hotShare, SETTINGS.hotActivity);
+  ctx.log(`skewed fleet: ${projects} projects, ${strategy}, time compressed ${k}x`);
+  const sim = {
+    clock: "real" as const,
+    speed: k,
+    rateLimit: {
+      perMinute: SETTINGS.requestsPerMinute * k,
+      burstPerSecond: SETTINGS.burstPerSecond * k,
+    },
+    availabilityCheckSeconds: 600,
+    traffic: { projects, operationsPerMinute: activitiesPerMinute, skew },
+  };
+  return withRig(ctx, { prefix: "skewed-", sim }, async ({ sim, worker, dir }) => {
+    const receiver = await startReceiver();
+    const random = seededRandom(projects * 17 + (strategy === "uniform" ? 1 : 2));
+    try {
+      await sleep((SETTINGS.settleSeconds / k) * 1000);
+      const { projectIds } = await sim.run("trafficProjects");
+      const { simMs: nowMs } = await sim.run("anchor");
+      const stateDir = path.join(dir, "state");
+      await worker.run("writeStates", {
+        dir: stateDir,
+        projects: projectIds.map((id) => ({ id, second: Math.floor(nowMs / 1000) - 1 })),
+      });
+      await worker.run("start", {
+        env: { PGCP_WEBHOOK_URL: `${receiver.url}/hook` },
+        config: {
+          api: {
+            url: sim.apiUrl,
+            key: API_KEY,
+            requestsPerMinute: SETTINGS.requestsPerMinute * k,
+            burstPerSecond: SETTINGS.burstPerSecond * k,
+            concurrency: SETTINGS.concurrency * k,
+          },
+          projects: projectIds,
+          state: { dir: stateDir },
+          listen: "127.0.0.1:0",
+          poll: {
+            strategy,
+            interval: SETTINGS.interval / k,
+            fastInterval: SETTINGS.fastInterval / k,
+            endpointsInterval: SETTINGS.endpointsInterval / k,
+            activeWindow: SETTINGS.activeWindow / k,
+          },
+          sinks: [{ name: "hook", kind: "webhook", groupWindow: SETTINGS.groupWindow / k }],
+        },
+      });
+      for (;;) {
+        const p = await worker.run("progress");
+        if (p.commits >= projects) break;
+        await sleep(200);
+      }
+
+      // Warm-up: one longest interval, the same for both strategies' figures.
+      const plan = await worker.run("scheduler");
+      const longest = Math.max(plan.maxIntervalSeconds, plan.baseIntervalSeconds);
+      await resetSimStats(sim);
+      await sleep(longest * 1000);
+
+      // The window: failures at random moments.
+      // The uniform cycle: `maxInterval` is the cycle itself (uniform) or twice it (auto).
+      const uniformCycle = (strategy === "uniform" ? 1 : 0.5) * plan.maxIntervalSeconds * k;
+      const windowSeconds = Math.max(
+        SETTINGS.windowCycles * uniformCycle,
+        SETTINGS.minWindowSeconds,
+      );
+      const atStart = await simStats(sim);
+      const progressAtStart = await worker.run("progress");
+      const anchor = await sim.run("anchor");
+      receiver.clear();
+      const windowStarted = performance.now();
+      const injected = await inject(sim, random, projectIds, skew, {
+        count: options.failures,
+        windowMs: (windowSeconds / k) * 1000,
+        windowStarted,
+      });
+      const atEnd = await simStats(sim);
+      const progressAtEnd = await worker.run("progress");
+      const windowWallSeconds = (performance.now() - windowStarted) / 1000;
+      const finalPlan = await worker.run("scheduler");
+
+      // The drain: until every failure is alerted, or one longest interval and a margin.
+      const firstSeen = new Map<string, number>();
+      const wanted = new Set(injected.map((op) => op.id));
+      const collect = () => {
+        for (const request of receiver.requests) {
+          for (const alert of (request.json as AlertBody | undefined)?.alerts ?? []) {
+            const id = alert.operation_id ?? "";
+            if (alert.kind === "operation_failed" && wanted.has(id) && !firstSeen.has(id)) {
+              firstSeen.set(id, request.receivedAtMs);
+            }
+          }
+        }
+      };
+      const deadline = performance.now() + (1.2 * longest + 60 / k + 5) * 1000;
+      collect();
+      while (firstSeen.size < wanted.size && performance.now() < deadline) {
+        await sleep(250);
+        collect();
+      }
+      const atDrain = await simStats(sim);
+      const shape = await sim.run("operationsSince", { sinceMs: anchor.simMs });
+      await worker.run("stop");
+
+      const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });
+      // Wall time of the receiver's 2xx, as simulated time: the clock runs k times faster.
+      const simAt = (wallMs: number) => anchor.simMs + (wallMs - anchor.wallMs) * k;
+      const latency = (ops: readonly Injected[]) =>
+        ops.flatMap((op) => {
+          const received = firstSeen.get(op.id);
+          const failed = failedAt[op.id];
+          if (received === undefined || failed === undefined || failed === null) return [];
+          return [(simAt(received) - failed) / 1000];
+        });
+      const cold = injected.filter((op) => op.cold);
+      const perMinute = (n: number) => (n * 60) / (windowWallSeconds * k);
+      const delta = (route: string) => routeRequests(atEnd, route) - routeRequests(atStart, route);
+      const pollRequests = delta("listOperations") + delta("getOperation");
+      const polls = progressAtEnd.commits - progressAtStart.commits;
+      return {
+        projects,
+        strategy,
+        compression: k,
+        activitiesPerMinute,
+        skew,
+        hotOperationShare: topShare(projectIds, shape, SETTINGS.hotShare),
+        intervals: {
+          fast: finalPlan.fastIntervalSeconds * k,
+          active: finalPlan.activeIntervalSeconds * k,
+          idle: finalPlan.baseIntervalSeconds * k,
+          max: finalPlan.maxIntervalSeconds * k,
+        },
+        requestsPerMinute: perMinute(atEnd.total - atStart.total),
+        pollRequestsPerMinute: perMinute(pollRequests),
+        listingRequestsPerMinute: perMinute(delta("listEndpoints")),
+        requestsPerPoll: polls > 0 ? delta("listOperations") / polls : NaN,
+        rateLimited: rateLimited(atDrain),
+        longestUnpolledSeconds: atDrain.longestUnreadSeconds * k,
+        detection: percentiles(latency(injected)),
+        coldDetection: percentiles(latency(cold)),
+        injected: injected.length,
+        detected: firstSeen.size,
+        coldInjected: cold.length,
+        coldDetected: cold.filter((op) => firstSeen.has(op.id)).length,
+        windowSeconds: windowWallSeconds * k,
+        wallSeconds: (performance.now() - wallStarted) / 1000,
+      };
+    } finally {
+      await receiver.close();
+    }
+  });
+}
+
+async function inject(
+  sim: SimWorker,
+  random: () => number,
+  ranked: readonly string[],
+  skew: number,
+  window: { readonly count: number; readonly windowMs: number; readonly windowStarted: number },
+): Promise<Injected[]> {
+  const chooser = new ZipfChooser(ranked.length, skew);
+  const draw = { next: random };
+  const coldFrom = Math.floor(ranked.length / 2);
+  const times = Array.from({ length: window.count }, () => random() * window.windowMs).sort(
+    (a, b) => a - b,
+  );
+  const injected: Injected[] = [];
+  for (const at of times) {
+    const wait = at - (performance.now() - window.windowStarted);
+    if (wait > 0) await sleep(wait);
+    const cold = random() < SETTINGS.coldFailureShare;
+    const rank = cold
+      ? coldFrom + Math.floor(random() * (ranked.length - coldFrom))
+      : chooser.choose(draw);
+    const projectId = ranked[rank] ?? "";
+    const failsAfter = FAILS_AFTER.min + random() * (FAILS_AFTER.max - FAILS_AFTER.min);
+    const { ids } = await sim.run("script", {
+      operations: [
+        {
+          projectId,
+          action: "apply_config",
+          steps: [
+            { status: "running", after_seconds: 0 },
+            { status: "failed", after_seconds: failsAfter, error: "bench: injected failure" },
+          ],
+        },
+      ],
+    });
+    injected.push({ projectId, id: ids[0] ?? "", cold });
+  }
+  return injected;
+}
+
+/** The share of the operations that fell on the top `share` of the ranking. */
+function topShare(ranked: readonly string[], counts: Record<string, number>, share: number) {
+  const top = Math.max(1, Math.round(ranked.length * share));
+  let hot = 0;
+  let all = 0;
+  ranked.forEach((id, rank) => {
+    const n = counts[id] ?? 0;
+    all += n;
+    if (rank < top) hot += n;
+  });
+  return all === 0 ? NaN : hot / all;
+}
+
+function rateLimited(stats: StatsView): number {
+  let refused = 0;
+  for (const perStatus of Object.values(stats.routes)) refused += perStatus["429"] ?? 0;
+  return refused;
+}
