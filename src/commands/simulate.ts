@@ -3,8 +3,10 @@
  */
 import { parseArgs } from "node:util";
 import {
+  DEFAULT_COMPUTE_DATABASE,
   DEFAULT_USER_ID,
   startSimulator,
+  type ComputeHostOptions,
   type KeyOwner,
   type RunningSimulator,
   type SimulatorOptions,
@@ -42,6 +44,13 @@ options:
   --org-projects N            projects per organisation (default 2; with --traffic the
                               traffic keeps them busy too)
   --no-rate-limit             switch off the real API's 700/min, 40/s-per-route limit
+  --computes URL              host the endpoints' computes on the PostgreSQL server of
+                              this superuser URL: each endpoint's host is a loopback
+                              address of its own, listening on the compute port (printed)
+  --compute-port N            the computes' port (default 0: a free one)
+  --compute-database NAME     the clients' database, created if missing (default neondb)
+  --compute-role NAME         a login role for clients, created or updated; its password
+                              comes from $PGCP_SIM_COMPUTE_PASSWORD
   -h, --help                  show this help`;
 
 /** Projects per organisation created by `--organizations` unless `--org-projects` says. */
@@ -73,6 +82,10 @@ const SIMULATE_OPTIONS = {
   organizations: { type: "string" },
   "org-projects": { type: "string" },
   "no-rate-limit": { type: "boolean" },
+  computes: { type: "string" },
+  "compute-port": { type: "string" },
+  "compute-database": { type: "string" },
+  "compute-role": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -148,6 +161,7 @@ export function parseSimulateArgs(
     throw new UsageError("--speed applies to the real clock only");
   }
   const skew = numberFlag("skew", values.skew, 0, 4);
+  const computes = computeOptions(values, env);
   const traffic =
     values.traffic === true ||
     projects !== undefined ||
@@ -172,6 +186,7 @@ export function parseSimulateArgs(
     ...(speed === undefined ? {} : { speed }),
     ...(checks === undefined ? {} : { availabilityCheckSeconds: checks }),
     ...(values["no-rate-limit"] === true ? { rateLimit: false } : {}),
+    ...(computes === undefined ? {} : { computes }),
     ...(traffic
       ? {
           traffic: {
@@ -182,6 +197,58 @@ export function parseSimulateArgs(
         }
       : {}),
   };
+}
+
+/** `--computes` and the flags that go with it. */
+function computeOptions(
+  values: {
+    readonly computes?: string | undefined;
+    readonly "compute-port"?: string | undefined;
+    readonly "compute-database"?: string | undefined;
+    readonly "compute-role"?: string | undefined;
+  },
+  env: NodeJS.ProcessEnv,
+): ComputeHostOptions | undefined {
+  const url = values.computes;
+  const port = integerFlag("compute-port", values["compute-port"], 0, 65_535);
+  const database = values["compute-database"];
+  const roleName = values["compute-role"];
+  if (url === undefined) {
+    if (port !== undefined || database !== undefined || roleName !== undefined) {
+      throw new UsageError("--compute-port, --compute-database and --compute-role need --computes");
+    }
+    return undefined;
+  }
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new UsageError("--computes must be a postgres:// URL of a PostgreSQL server");
+  }
+  const password = env.PGCP_SIM_COMPUTE_PASSWORD;
+  if (roleName !== undefined && (password === undefined || password === "")) {
+    throw new UsageError("--compute-role needs its password in PGCP_SIM_COMPUTE_PASSWORD");
+  }
+  return {
+    postgresUrl: url,
+    ...(port === undefined ? {} : { port }),
+    ...(database === undefined ? {} : { database }),
+    ...(roleName === undefined || password === undefined
+      ? {}
+      : { role: { name: roleName, password } }),
+  };
+}
+
+/**
+ * The banner's lines about the hosted computes: where sessions go and how to reach an
+ * endpoint (never the URL's password).
+ */
+export function computesBanner(port: number, options: ComputeHostOptions): string[] {
+  const server = new URL(options.postgresUrl);
+  const database = options.database ?? DEFAULT_COMPUTE_DATABASE;
+  const user = options.role?.name ?? decodeURIComponent(server.username);
+  return [
+    `  computes: port ${port} of each endpoint's host (a 127.x.y.z address), forwarded to`,
+    `    PostgreSQL at ${server.hostname}:${server.port === "" ? "5432" : server.port}, database ${database}; e.g.`,
+    `    psql "host=<endpoint host> port=${port} dbname=${database} user=${user} sslmode=disable"`,
+  ];
 }
 
 /** Closes the simulator on the first SIGINT or SIGTERM; a second one kills as usual. */
@@ -225,6 +292,7 @@ export interface BannerAccount {
 export function simulatorBanner(
   simulator: Pick<RunningSimulator, "apiUrl" | "url" | "seed" | "clockMode">,
   accounts: readonly BannerAccount[],
+  computeLines: readonly string[] = [],
 ): string[] {
   const [personal] = accounts;
   const firstProject = accounts.find((a) => a.projectIds.length > 0)?.projectIds[0];
@@ -235,6 +303,7 @@ export function simulatorBanner(
     `  seed:    ${simulator.seed}`,
     `  clock:   ${simulator.clockMode}`,
     `  control: ${simulator.url}/_sim`,
+    ...computeLines,
     ...accounts.flatMap((account) => [
       `  ${account.name}: api key ${account.apiKey ?? "(as configured)"} (${projectCount(account)})`,
       ...(account.projectIds.length === 0 ? [] : [`    ${listedIds(account.projectIds)}`]),
@@ -279,8 +348,12 @@ function bannerAccounts(simulator: RunningSimulator): BannerAccount[] {
   ];
 }
 
-function bannerLines(simulator: RunningSimulator): string[] {
-  return simulatorBanner(simulator, bannerAccounts(simulator));
+function bannerLines(simulator: RunningSimulator, options: SimulatorOptions): string[] {
+  const computeLines =
+    simulator.computePort === undefined || options.computes === undefined
+      ? []
+      : computesBanner(simulator.computePort, options.computes);
+  return simulatorBanner(simulator, bannerAccounts(simulator), computeLines);
 }
 
 export const simulateCommand: Command = {
@@ -299,7 +372,7 @@ export const simulateCommand: Command = {
     }
     const simulator = await startSimulator(options);
     stopOnSignals(simulator);
-    process.stdout.write(bannerLines(simulator).join("\n") + "\n");
+    process.stdout.write(bannerLines(simulator, options).join("\n") + "\n");
     // Keep running: the open server holds the process until a signal closes it, after which
     // the process ends on its own with exit code 0.
     return undefined;

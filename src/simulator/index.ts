@@ -13,6 +13,12 @@ export {
 } from "./options.js";
 export type { ClockMode } from "./clock.js";
 export type { TrafficOptions } from "./traffic/options.js";
+export {
+  DEFAULT_COMPUTE_DATABASE,
+  SIMULATOR_APPLICATION_NAME,
+  type ComputeHostOptions,
+} from "./computes/options.js";
+export { EXTENSION_MODES, OTHER_FILE_CACHE_COLUMNS, type ExtensionMode } from "./computes/modes.js";
 export { zipfExponentFor } from "./traffic/zipf.js";
 export { REAL_API_RATE_LIMIT, type RateLimitOptions } from "./http/rate-limiter.js";
 export { API_ROUTE_NAMES, UNKNOWN_ROUTE, type ApiRouteName } from "./http/api-routes.js";
@@ -27,6 +33,7 @@ export {
 export type { StatsView } from "./http/stats.js";
 export type {
   SimBulkRequest,
+  SimComputeRequest,
   SimCreateApiKeyRequest,
   SimCreateOrganizationRequest,
   SimCreateProjectRequest,

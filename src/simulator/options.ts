@@ -1,4 +1,5 @@
 import type { ClockMode } from "./clock.js";
+import type { ComputeHostOptions } from "./computes/options.js";
 import type { RateLimitOptions } from "./http/rate-limiter.js";
 import type { TrafficOptions } from "./traffic/options.js";
 
@@ -39,6 +40,12 @@ export interface SimulatorOptions {
   readonly availabilityCheckSeconds?: number;
   /** Generated activity across many projects; default none. */
   readonly traffic?: TrafficOptions | false;
+  /**
+   * Computes backed by a real PostgreSQL server: each live endpoint listens on a loopback
+   * address of its own (its `host`) on one shared port, and forwards clients' sessions to
+   * the server (see README.md, Computes). Default: none (hosts resolve nowhere).
+   */
+  readonly computes?: ComputeHostOptions;
 }
 
 export interface OrganizationOptions {

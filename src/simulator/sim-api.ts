@@ -1,5 +1,6 @@
 import type { EndpointOperationsResponse, Operation } from "../contract/index.js";
 import type { ClockMode } from "./clock.js";
+import type { ExtensionMode } from "./computes/modes.js";
 import type { Fault } from "./http/faults.js";
 import type { StatsView } from "./http/stats.js";
 import type { PlanName } from "./model/state.js";
@@ -92,4 +93,47 @@ export interface SimOrganizationsResponse {
 /** `POST /_sim/api-keys` → 201: whose key it is (the key itself is not echoed). */
 export interface SimApiKeyResponse {
   readonly api_key: { readonly user: string } | { readonly org: string };
+}
+
+/**
+ * `GET` and `POST /_sim/endpoints/{endpoint_id}/compute` → 200: an endpoint's compute on the
+ * PostgreSQL server the simulator hosts computes on (see README.md, Computes).
+ */
+export interface SimComputeView {
+  readonly endpoint_id: string;
+  /** The loopback address clients connect to (the endpoint's `host`). */
+  readonly host: string;
+  /** The port every endpoint's address listens on. */
+  readonly port: number;
+  readonly current_state: string;
+  /** What `neon_stat_file_cache` is for the endpoint's sessions. */
+  readonly extension: ExtensionMode;
+  /** Whether the endpoint's statements on the simulated objects hang. */
+  readonly hang: boolean;
+  /** The ratio (percent) the compute runs at: as set, or modelled from the working set. */
+  readonly hit_ratio: number;
+  /** True when a test set the ratio outright. */
+  readonly hit_ratio_set: boolean;
+  readonly working_set_bytes: number;
+  /** The file cache of the compute's (minimum) size, seed 2.5's table. */
+  readonly file_cache_bytes: number;
+  /** Page reads per second that reach the cache while the compute runs. */
+  readonly reads_per_second: number;
+  /** The compute's last start (simulated time); absent before its first. */
+  readonly started_at?: string;
+  /** What the view shows now (since the last start). */
+  readonly file_cache: {
+    readonly file_cache_misses: number;
+    readonly file_cache_hits: number;
+    readonly file_cache_used: number;
+    readonly file_cache_writes: number;
+    readonly file_cache_hit_ratio: number | null;
+  };
+  /** Client sessions forwarded to the server now. */
+  readonly sessions: number;
+}
+
+/** `GET`/`POST /_sim/endpoints/{endpoint_id}/compute` → 200 */
+export interface SimComputeResponse {
+  readonly compute: SimComputeView;
 }

@@ -23,6 +23,9 @@ import { Scheduler } from "./scheduler.js";
 import { US_PER_MS, dateToMicros, microsToDate } from "./time.js";
 import { TrafficGenerator } from "./traffic/generator.js";
 import { resolveTrafficOptions } from "./traffic/options.js";
+import type { ComputeHost, ComputeHostDeps, ComputeHostOptions } from "./computes/index.js";
+import type { SimComputeRequest } from "./http/sim-schemas.js";
+import type { SimComputeView } from "./sim-api.js";
 
 export interface RunningSimulator {
   /** `http://host:port` */
@@ -50,6 +53,20 @@ export interface RunningSimulator {
   settle(): void;
   /** Answers still being streamed by a `drip` or `oversized` fault (in-process inspection). */
   streamingAnswers(): number;
+  /**
+   * With `computes`: the port every endpoint's loopback address (its `host`) listens on;
+   * undefined without.
+   */
+  readonly computePort: number | undefined;
+  /** An endpoint's hosted compute (`GET /_sim/endpoints/{id}/compute`); throws without computes. */
+  compute(endpointId: string): SimComputeView;
+  /** Applies settings to an endpoint's compute (`POST /_sim/endpoints/{id}/compute`). */
+  configureCompute(endpointId: string, request: SimComputeRequest): Promise<SimComputeView>;
+  /**
+   * Looks at the computes' sessions (activity) and writes every compute's numbers now; the
+   * host does both every 200 ms by itself. Resolves at once without computes.
+   */
+  syncComputes(): Promise<void>;
   /** Stops the server, its timers and its open connections (dripping answers included). */
   close(): Promise<void>;
 }
@@ -138,6 +155,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     misdate: () => faults.misdateOffsetUs(),
   });
   const organizations = addAccounts(plane, options);
+  // Before any endpoint is created: each gets its compute's listener as it comes.
+  const computes =
+    options.computes === undefined
+      ? undefined
+      : await startComputes(options.computes, { plane, settle });
   const orgProjects = organizations.flatMap((org, i) =>
     Array.from({ length: options.organizations?.[i]?.projects ?? 0 }, () =>
       plane.createProject({
@@ -170,6 +192,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       faults,
       stats,
       trafficProjects: () => generator?.projectsByActivity() ?? [],
+      computes,
     }),
     settle,
     nowMs: () => clock.targetUs() / US_PER_MS,
@@ -187,6 +210,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       server.off("error", reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    await computes?.close();
+    throw error;
   });
   const ticker =
     clock.mode === "real" ? setInterval(settle, REAL_CLOCK_TICK_MS).unref() : undefined;
@@ -211,8 +237,16 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     settle,
     trafficProjects: () => generator?.projectsByActivity() ?? [],
     streamingAnswers: () => openStreams.size,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    computePort: computes?.port,
+    compute: (endpointId) => requireComputes(computes).view(endpointId),
+    configureCompute: (endpointId, request) =>
+      requireComputes(computes).configure(endpointId, request),
+    syncComputes: async () => {
+      await computes?.sync();
+    },
+    close: async () => {
+      await computes?.close();
+      await new Promise<void>((resolve, reject) => {
         clearInterval(ticker);
         server.close((error) => {
           if (error === undefined) resolve();
@@ -220,6 +254,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
         });
         openStreams.destroyAll();
         server.closeAllConnections();
-      }),
+      });
+    },
   };
+}
+
+/** The compute host, loaded only when computes are asked for (it brings the pg driver). */
+async function startComputes(
+  options: ComputeHostOptions,
+  deps: ComputeHostDeps,
+): Promise<ComputeHost> {
+  const { ComputeHost } = await import("./computes/index.js");
+  return ComputeHost.start(options, deps);
+}
+
+function requireComputes(computes: ComputeHost | undefined): ComputeHost {
+  if (computes === undefined) {
+    throw new Error("the simulator hosts no computes: start it with the computes option");
+  }
+  return computes;
 }

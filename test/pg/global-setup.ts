@@ -4,15 +4,19 @@
  * - `PGCP_TEST_POSTGRES_URL` set: that server (CI starts one with `.ci/postgres`).
  * - Otherwise a throwaway cluster: `initdb` into a temporary directory, started with `pg_ctl`
  *   on a random loopback port (its socket in that directory, fsync off), stopped and removed
- *   at the end. Run as root, the server runs as the `postgres` user (it refuses root).
+ *   at the end. Run as root, the server runs as the `postgres` user (it refuses root). TCP
+ *   connections authenticate with scram-sha-256 (the superuser's password, random per run,
+ *   is in the URL), so that a wrong password is refused as by a real server; the socket
+ *   trusts.
  * - Neither possible: the suite fails under `CI=true`, and is skipped elsewhere with a message
  *   naming the Debian package (`postgresql`).
  *
  * Each test file makes its own database on the server (`createTestDatabase`).
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, chown, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, chown, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -120,26 +124,33 @@ async function startThrowawayCluster(): Promise<{ url: string; stop: () => Promi
     if (!asRoot) return run(file, args, { timeout: 60_000 });
     return run("runuser", ["-u", "postgres", "--", file, ...args], { timeout: 60_000 });
   };
+  const password = randomBytes(12).toString("hex");
+  const passwordFile = path.join(dir, "password");
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   if (asRoot) {
     const { stdout } = await run("id", ["-u", "postgres"]).catch(() => {
       throw new Error("running as root, and there is no postgres user to run the server as");
     });
     const { stdout: group } = await run("id", ["-g", "postgres"]);
-    await chown(dir, Number(stdout.trim()), Number(group.trim()));
+    const [uid, gid] = [Number(stdout.trim()), Number(group.trim())];
+    await chown(dir, uid, gid);
+    await chown(passwordFile, uid, gid);
     await chmod(dir, 0o700);
   }
   try {
     await as(path.join(bin, "initdb"), [
       "-D",
       data,
-      "-A",
-      "trust",
+      "--auth-local=trust",
+      "--auth-host=scram-sha-256",
+      `--pwfile=${passwordFile}`,
       "-U",
       "postgres",
       "-E",
       "UTF8",
       "--no-sync",
     ]);
+    await rm(passwordFile, { force: true });
     let port = 0;
     for (let attempt = 0; ; attempt++) {
       port = await freePort();
@@ -170,7 +181,10 @@ async function startThrowawayCluster(): Promise<{ url: string; stop: () => Promi
       );
       await rm(dir, { recursive: true, force: true });
     };
-    return { url: `postgres://postgres@127.0.0.1:${String(port)}/postgres`, stop };
+    return {
+      url: `postgres://postgres:${password}@127.0.0.1:${String(port)}/postgres`,
+      stop,
+    };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

@@ -12,6 +12,9 @@ import {
   type RunningSimulator,
   type SimBulkRequest,
   type SimBulkResponse,
+  type SimComputeRequest,
+  type SimComputeResponse,
+  type SimComputeView,
   type SimClockResponse,
   type SimApiKeyResponse,
   type SimConnectResponse,
@@ -84,6 +87,10 @@ export interface SimDriver {
   /** The projects the traffic keeps busy, most active first. */
   trafficProjects(): Promise<readonly string[]>;
   bulk(request: SimBulkRequest): Promise<SimBulkResponse>;
+  /** An endpoint's compute (a simulator started with `computes`). */
+  compute(endpointId: string): Promise<SimComputeView>;
+  /** Sets an endpoint compute's hit ratio, working set, extension or hang. */
+  configureCompute(endpointId: string, request: SimComputeRequest): Promise<SimComputeView>;
 }
 
 export interface TestSimulator {
@@ -195,6 +202,21 @@ export async function startTestSimulator(
     trafficProjects: async () =>
       (await simCall<{ projects: string[] }>("GET", "/traffic")).projects,
     bulk: (r) => simCall("POST", "/bulk", r),
+    compute: async (endpointId) =>
+      (
+        await simCall<SimComputeResponse>(
+          "GET",
+          `/endpoints/${encodeURIComponent(endpointId)}/compute`,
+        )
+      ).compute,
+    configureCompute: async (endpointId, r) =>
+      (
+        await simCall<SimComputeResponse>(
+          "POST",
+          `/endpoints/${encodeURIComponent(endpointId)}/compute`,
+          r,
+        )
+      ).compute,
   };
   return {
     simulator,

@@ -22,7 +22,8 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export type Handler = (request: RequestContext) => Reply;
+/** A handler answers at once, or (a call that waits on something outside, e.g. computes) later. */
+export type Handler = (request: RequestContext) => Reply | Promise<Reply>;
 
 export function requestContext(
   params: Readonly<Record<string, string>>,

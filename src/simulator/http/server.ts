@@ -107,9 +107,10 @@ async function handle(
       }
       delivery = decided.delivery;
       const apiPath = path.slice(API_BASE_PATH.length);
-      reply = dispatch(parts.api, method, apiPath, url, rawBody, caller, decided.answerFault);
+      reply = await dispatch(parts.api, method, apiPath, url, rawBody, caller, decided.answerFault);
     } else if (isSim) {
-      reply = dispatch(parts.sim, method, path.slice(SIM_BASE_PATH.length), url, rawBody, caller);
+      const simPath = path.slice(SIM_BASE_PATH.length);
+      reply = await dispatch(parts.sim, method, simPath, url, rawBody, caller);
     } else {
       throw new ApiError(404, "not_found", `no route for ${method} ${path}`);
     }
@@ -199,7 +200,7 @@ function dispatch(
   rawBody: string,
   caller: KeyOwner,
   answerFault?: AnswerFaultKind,
-): Reply {
+): Reply | Promise<Reply> {
   const match = router.match(method, path);
   switch (match.kind) {
     case "found": {

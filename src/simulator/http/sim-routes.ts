@@ -10,11 +10,13 @@ import {
   advanceClockSchema,
   addMemberSchema,
   bulkSchema,
+  computeSettingsSchema,
   createApiKeySchema,
   createOrganizationSchema,
   createProjectSchema,
   faultSchema,
   scriptOperationSchema,
+  type SimComputeRequest,
 } from "./sim-schemas.js";
 import type { RequestStats } from "./stats.js";
 import type {
@@ -25,6 +27,8 @@ import type {
   SimBulkResponse,
   SimClearFaultsResponse,
   SimClockResponse,
+  SimComputeResponse,
+  SimComputeView,
   SimConnectResponse,
   SimFaultResponse,
   SimFaultsResponse,
@@ -45,6 +49,14 @@ export interface SimControls {
   readonly stats: RequestStats;
   /** The ids of the projects the traffic keeps busy, most active first. */
   trafficProjects(): readonly string[];
+  /** Absent when the simulator hosts no computes (their routes answer 409). */
+  readonly computes?: ComputeControls | undefined;
+}
+
+/** The computes on a real PostgreSQL server (`computes/`), when the simulator hosts them. */
+export interface ComputeControls {
+  view(endpointId: string): SimComputeView;
+  configure(endpointId: string, request: SimComputeRequest): Promise<SimComputeView>;
 }
 
 /** The `/_sim` routes (paths relative to it). Shapes are documented in the README. */
@@ -93,6 +105,22 @@ export function simRouter(sim: SimControls): Router<Handler> {
     status: 200,
     body: plane.endpoints.connect(param(r, "endpoint_id")) satisfies SimConnectResponse,
   }));
+
+  const computes = (): ComputeControls => {
+    if (sim.computes === undefined) {
+      throw conflict("the simulator hosts no computes: start it with computes (--computes URL)");
+    }
+    return sim.computes;
+  };
+  router.add("GET", "/endpoints/:endpoint_id/compute", "getCompute", (r) => ({
+    status: 200,
+    body: { compute: computes().view(param(r, "endpoint_id")) } satisfies SimComputeResponse,
+  }));
+  router.add("POST", "/endpoints/:endpoint_id/compute", "configureCompute", async (r) => {
+    const body = r.json(computeSettingsSchema);
+    const compute = await computes().configure(param(r, "endpoint_id"), body);
+    return { status: 200, body: { compute } satisfies SimComputeResponse };
+  });
 
   router.add("POST", "/operations", "scriptOperation", (r) => ({
     status: 201,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { resourceIdSchema } from "../../contract/index.js";
 import { PLAN_NAMES } from "../model/state.js";
 import { API_ROUTE_NAMES } from "./api-routes.js";
+import { EXTENSION_MODES } from "../computes/modes.js";
 import { FAULT_KIND_ROUTES, FAULT_KINDS } from "./faults.js";
 
 /** Request bodies of the `/_sim` control interface. */
@@ -178,3 +179,21 @@ export const bulkSchema = z.object({
   availability_checks: z.boolean().optional(),
 });
 export type SimBulkRequest = z.input<typeof bulkSchema>;
+
+/** The largest working set a test may give an endpoint (1 PiB). */
+const MAX_WORKING_SET_BYTES = 2 ** 50;
+
+/**
+ * `POST /_sim/endpoints/{endpoint_id}/compute`: each field given is applied. `hit_ratio`
+ * (0..100) is the ratio the compute runs at, null for the modelled one again;
+ * `working_set_bytes` what the modelled ratio follows; `extension` `missing` (the view does
+ * not exist: 42P01) or `other_columns`; `hang`: statements on the endpoint's simulated objects
+ * (the view, `pg_stat_activity`, …) hang until it is cleared.
+ */
+export const computeSettingsSchema = z.strictObject({
+  hit_ratio: z.number().min(0).max(100).nullable().optional(),
+  working_set_bytes: z.number().int().min(0).max(MAX_WORKING_SET_BYTES).optional(),
+  extension: z.enum(EXTENSION_MODES).optional(),
+  hang: z.boolean().optional(),
+});
+export type SimComputeRequest = z.input<typeof computeSettingsSchema>;

@@ -4,13 +4,7 @@ import type { ModelContext } from "./context.js";
 import { newEndpointSpec } from "./endpoint-service.js";
 import { branchView, type BranchView, type CreatedResources } from "./project-views.js";
 import { createBranch } from "./projects.js";
-import {
-  deleteEndpoint,
-  endpointsOnBranch,
-  findBranch,
-  type BranchState,
-  type ProjectState,
-} from "./state.js";
+import { endpointsOnBranch, findBranch, type BranchState, type ProjectState } from "./state.js";
 import { endpointView, operationView } from "./views.js";
 
 /** The answer to a deletion of a branch that was deleted before (real API: 204). */
@@ -100,7 +94,7 @@ export class BranchService {
     if (endpoints.some((e) => this.ctx.lifecycle.isLocked(e))) {
       throw locked(`branch ${branch.id} has an endpoint locked by an operation in progress`);
     }
-    for (const endpoint of endpoints) deleteEndpoint(endpoint);
+    for (const endpoint of endpoints) this.ctx.world.deleteEndpoint(endpoint);
     const now = this.ctx.scheduler.nowUs;
     branch.deleted = true;
     branch.updatedUs = now;

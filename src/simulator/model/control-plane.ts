@@ -14,7 +14,14 @@ import { getOperation, listOperations, operationTruth } from "./operation-querie
 import { ProjectService } from "./project-service.js";
 import { createBranch, createProject, type NewBranch, type NewProject } from "./projects.js";
 import { scriptOperation, type ScriptedOperation } from "./scripted-operations.js";
-import { World, type BranchState, type PlanName, type ProjectState } from "./state.js";
+import {
+  liveEndpoints,
+  World,
+  type BranchState,
+  type ComputeEvents,
+  type PlanName,
+  type ProjectState,
+} from "./state.js";
 import type { TruthOperation } from "./views.js";
 
 export interface ControlPlaneOptions {
@@ -75,7 +82,7 @@ export class ControlPlane {
       },
       options.misdate ?? (() => undefined),
     );
-    this.lifecycle = new EndpointLifecycle(this.runner, this.scheduler);
+    this.lifecycle = new EndpointLifecycle(this.runner, this.scheduler, this.world);
     this.ctx = {
       world: this.world,
       scheduler: this.scheduler,
@@ -92,6 +99,17 @@ export class ControlPlane {
       options.random.fork(2),
     );
     this.bulkRandom = options.random.fork(3);
+  }
+
+  /**
+   * Hands every endpoint's compute to a host (`computes/`): it hears of each endpoint created
+   * (those that exist already at once), started, suspended and deleted.
+   */
+  attachComputes(events: ComputeEvents): void {
+    this.world.computeEvents = events;
+    for (const project of this.world.projects) {
+      for (const endpoint of liveEndpoints(project)) events.created(endpoint);
+    }
   }
 
   createProject(input: CreateProjectInput): ProjectState {

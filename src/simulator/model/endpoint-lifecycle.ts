@@ -3,7 +3,7 @@ import type { Scheduler } from "../scheduler.js";
 import { secondsToMicros } from "../time.js";
 import { OperationChain } from "./operation-chain.js";
 import type { OperationRunner, OperationSpec } from "./operation-runner.js";
-import type { ComputeState, EndpointState } from "./state.js";
+import type { ComputeState, EndpointState, World } from "./state.js";
 
 /** The state a start or suspend moves an endpoint to (what `pending_state` shows). */
 const TARGET_STATE: Readonly<Record<string, ComputeState>> = {
@@ -19,6 +19,8 @@ export class EndpointLifecycle {
   constructor(
     private readonly runner: OperationRunner,
     private readonly scheduler: Scheduler,
+    /** Its compute host (if any) hears of starts and suspends, and holds off auto-suspends. */
+    private readonly world?: World,
   ) {}
 
   /**
@@ -131,6 +133,19 @@ export class EndpointLifecycle {
   }
 
   /**
+   * A client of the hosted compute did something (`computes/`: a statement, a transaction, a
+   * new session): activity, from which the auto-suspend delay counts again.
+   */
+  clientActivity(endpoint: EndpointState): void {
+    if (endpoint.deleted || endpoint.currentState !== "active") return;
+    const now = this.scheduler.nowUs;
+    if (now <= endpoint.lastActivityUs) return;
+    endpoint.lastActivityUs = now;
+    endpoint.lastActiveUs = now;
+    this.armSuspendTimer(endpoint);
+  }
+
+  /**
    * (Re)arms the auto-suspend timer: it fires after the delay counted from the last activity.
    * An armed timer that is no longer current does nothing when it comes due.
    */
@@ -142,6 +157,12 @@ export class EndpointLifecycle {
     this.scheduler.at(dueUs, () => {
       if (generation !== endpoint.suspendTimer || endpoint.deleted) return;
       if (endpoint.currentState !== "active") return;
+      // A client still running a statement or holding a transaction is activity now (the
+      // compute's activity monitor reports it), so the delay starts again.
+      if (this.world?.computeEvents?.busy(endpoint) === true) {
+        this.clientActivity(endpoint);
+        return;
+      }
       if (this.isLocked(endpoint)) {
         endpoint.suspendWhenReleased = true;
         return;
@@ -164,12 +185,14 @@ export class EndpointLifecycle {
     endpoint.lastActiveUs = now;
     endpoint.lastActivityUs = now;
     this.armSuspendTimer(endpoint);
+    this.world?.computeEvents?.started(endpoint);
   }
 
   private becomeIdle(endpoint: EndpointState): void {
     this.setState(endpoint, "idle");
     endpoint.suspendedAtUs = this.scheduler.nowUs;
     endpoint.suspendTimer++;
+    this.world?.computeEvents?.suspended(endpoint);
   }
 
   private setState(endpoint: EndpointState, state: ComputeState): void {

@@ -23,7 +23,6 @@ import {
 } from "./endpoint-settings.js";
 import { addEndpoint, type NewEndpoint } from "./projects.js";
 import {
-  deleteEndpoint,
   endpointsOnBranch,
   findBranch,
   liveEndpoints,
@@ -151,7 +150,7 @@ export class EndpointService {
     if (endpoint === undefined) throw notFound(`endpoint ${endpointId} not found`);
     if (endpoint.deleted) return ALREADY_DELETED;
     this.requireUnlocked(endpoint);
-    deleteEndpoint(endpoint);
+    this.ctx.world.deleteEndpoint(endpoint);
     const last = this.view(endpoint);
     endpoint.updatedUs = this.ctx.scheduler.nowUs;
     return { endpoint: last, operations: [] };

@@ -14,7 +14,7 @@ import {
   type ProjectView,
 } from "./project-views.js";
 import type { NewProject } from "./projects.js";
-import { deleteEndpoint, liveEndpoints, type ProjectState } from "./state.js";
+import { liveEndpoints, type ProjectState } from "./state.js";
 import { endpointView, operationView, REGION } from "./views.js";
 
 /**
@@ -153,7 +153,7 @@ export class ProjectService {
   delete(projectId: string): { project: ProjectView } {
     const project = this.requireProject(projectId);
     const answer = projectView(project, this.ctx.scheduler.nowUs);
-    for (const endpoint of liveEndpoints(project)) deleteEndpoint(endpoint);
+    for (const endpoint of liveEndpoints(project)) this.ctx.world.deleteEndpoint(endpoint);
     const primary = project.branches[0];
     if (primary !== undefined) {
       this.ctx.runner.start(project, { branch: primary, action: "delete_tenant" });

@@ -210,6 +210,7 @@ export function addEndpoint(
     deleted: false,
     suspendTimer: 0,
     suspendWhenReleased: false,
+    host: undefined,
   };
   project.endpoints.push(endpoint);
   ctx.world.addEndpoint(endpoint);

@@ -91,6 +91,28 @@ export interface EndpointState {
   suspendTimer: number;
   /** The timer came due while the endpoint was held: re-arm it once released. */
   suspendWhenReleased: boolean;
+  /**
+   * The address clients connect to when the simulator hosts computes (`computes/`: a
+   * loopback address of its own); undefined: the region's host name, which resolves nowhere.
+   */
+  host: string | undefined;
+}
+
+/**
+ * What a compute host (`computes/`) hears of the model, and the one thing the model asks it:
+ * whether a client is busy on the compute, which holds off an auto-suspend that comes due.
+ */
+export interface ComputeEvents {
+  /** A new endpoint, in state `init` or (disabled, bulk-seeded) `idle`. */
+  created(endpoint: EndpointState): void;
+  /** Its start_compute finished: the compute runs (a fresh start: statistics reset). */
+  started(endpoint: EndpointState): void;
+  /** Its suspend_compute finished: the compute stopped (its client connections drop). */
+  suspended(endpoint: EndpointState): void;
+  /** Deleted for good. */
+  deleted(endpoint: EndpointState): void;
+  /** True while a client runs a statement or holds a transaction open on the compute. */
+  busy(endpoint: EndpointState): boolean;
 }
 
 /** Every project, branch and endpoint of one simulator, and the interned strings of its logs. */
@@ -105,6 +127,8 @@ export class World {
   private readonly accountPosition = new Map<string, number>();
   private readonly actions = new Interner();
   private readonly statuses = new Interner();
+  /** The compute host, when the simulator runs one (see `ControlPlane.attachComputes`). */
+  computeEvents: ComputeEvents | undefined;
 
   newLog(initialCapacity?: number): OperationLog {
     return new OperationLog(this.actions, this.statuses, initialCapacity);
@@ -157,6 +181,14 @@ export class World {
 
   addEndpoint(endpoint: EndpointState): void {
     this.endpointsById.set(endpoint.id, endpoint);
+    this.computeEvents?.created(endpoint);
+  }
+
+  /** An endpoint removed for good: later calls on it answer 404, its auto-suspend is disarmed. */
+  deleteEndpoint(endpoint: EndpointState): void {
+    endpoint.deleted = true;
+    endpoint.suspendTimer++;
+    this.computeEvents?.deleted(endpoint);
   }
 
   /** A live (not deleted) endpoint by id, in any project. */
@@ -177,10 +209,4 @@ export function liveEndpoints(project: ProjectState): EndpointState[] {
 
 export function endpointsOnBranch(project: ProjectState, branch: BranchState): EndpointState[] {
   return project.endpoints.filter((e) => !e.deleted && e.branch === branch);
-}
-
-/** An endpoint removed for good: later calls on it answer 404, its auto-suspend is disarmed. */
-export function deleteEndpoint(endpoint: EndpointState): void {
-  endpoint.deleted = true;
-  endpoint.suspendTimer++;
 }

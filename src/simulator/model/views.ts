@@ -83,7 +83,7 @@ export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecyc
   const optionalTime = (field: string, us: number | undefined): Record<string, string> =>
     us === undefined ? {} : { [field]: toIsoSeconds(us) };
   return {
-    host: `${endpoint.id}.${REGION.proxyHost}`,
+    host: endpoint.host ?? `${endpoint.id}.${REGION.proxyHost}`,
     id: endpoint.id,
     project_id: endpoint.project.id,
     branch_id: endpoint.branch.id,
