@@ -1,21 +1,39 @@
 /**
- * The activity-aware plan: pure arithmetic that gives each tier of projects its poll interval
- * within the request budget. Projects with open operations (`fast`) keep the fast interval,
- * those with recent operations (`active`) the base interval, and when the budget cannot hold
- * every project at its interval the idle ones are stretched first, then the active ones, then
- * the fast ones, none beyond `maxInterval` while the budget allows it. A fleet where a few
- * projects bring most of the operations thus spends its requests where failures happen, and
- * no project waits longer than `maxInterval`.
+ * The activity-aware plan: pure arithmetic that gives each project its poll interval within the
+ * request budget. Projects with open operations (`fast`) keep the fast interval. Every other
+ * project has a weight, its recent activity (operations found, each counting less as it ages);
+ * when the budget cannot hold every project at the base interval, a project of weight w is
+ * polled every `scale / sqrt(w + IDLE_WEIGHT)` seconds, within [base, maxInterval], with the
+ * smallest `scale` the budget allows. Polling each project in proportion to the square root of
+ * its rate of operations is what keeps the mean wait between a failure and the poll that sees it
+ * smallest for a given number of polls; idle projects (weight 0) are stretched first, and none
+ * beyond `maxInterval` while the budget allows it.
  */
 
-/** How recently a project has shown activity, fastest first. */
+/** How recently a project has shown activity, fastest first (the scheduler's lanes). */
 export type Tier = "fast" | "active" | "idle";
 
 export const TIERS: readonly Tier[] = ["fast", "active", "idle"];
 
-export interface TierPlanInput {
-  /** Per tier: the requests one poll of each of its projects costs, summed over the tier. */
-  readonly cost: Readonly<Record<Tier, number>>;
+/**
+ * The weight an idle project is planned with, and the least weight that makes a project
+ * active: one operation's, once it has aged by the active window (see `activityWeight`).
+ */
+export const IDLE_WEIGHT = 1 / 16;
+
+/** How many half-lives of an operation's weight make up the active window. */
+const HALF_LIVES_PER_WINDOW = 4;
+
+/** An operation's weight after `ageMs`: 1 when new, `IDLE_WEIGHT` at the window's end. */
+export function activityWeight(ageMs: number, activeWindowMs: number): number {
+  return 2 ** ((-HALF_LIVES_PER_WINDOW * Math.max(0, ageMs)) / activeWindowMs);
+}
+
+export interface ActivityPlanInput {
+  /** Requests one poll of each project with open operations costs, summed. */
+  readonly fastCost: number;
+  /** The other projects: what one poll costs, and the project's weight (0 when idle). */
+  readonly projects: readonly { readonly cost: number; readonly weight: number }[];
   readonly fastIntervalSeconds: number;
   readonly baseIntervalSeconds: number;
   /** The longest any project should wait between polls. */
@@ -24,47 +42,77 @@ export interface TierPlanInput {
   readonly capacityPerMinute: number;
 }
 
-export interface TierPlan {
-  /** Seconds between two polls of a project of each tier. */
-  readonly intervals: Readonly<Record<Tier, number>>;
+export interface ActivityPlan {
+  /** Seconds between two polls of a project with open operations. */
+  readonly fastSeconds: number;
+  /** The others: `scale / sqrt(weight + IDLE_WEIGHT)`, within [baseSeconds, maxSeconds]. */
+  readonly scale: number;
+  readonly baseSeconds: number;
+  readonly maxSeconds: number;
   /** The budget could not keep every project within `maxIntervalSeconds`. */
   readonly beyondMax: boolean;
 }
 
-/** Requests per minute the polls cost at `intervals`. */
-export function tierDemandPerMinute(
-  cost: Readonly<Record<Tier, number>>,
-  intervals: Readonly<Record<Tier, number>>,
-): number {
-  return TIERS.reduce((sum, tier) => sum + (cost[tier] * 60) / intervals[tier], 0);
+/** Seconds between two polls of a project of `weight` (not one with open operations). */
+export function intervalFor(plan: ActivityPlan, weight: number): number {
+  const raw = plan.scale / Math.sqrt(Math.max(0, weight) + IDLE_WEIGHT);
+  return Math.min(plan.maxSeconds, Math.max(plan.baseSeconds, raw));
 }
 
-export function planTiers(input: TierPlanInput): TierPlan {
-  const { cost } = input;
+/** Requests per minute the polls cost under `plan`. */
+export function planDemandPerMinute(input: ActivityPlanInput, plan: ActivityPlan): number {
+  let perSecond = input.fastCost / plan.fastSeconds;
+  for (const p of input.projects) perSecond += p.cost / intervalFor(plan, p.weight);
+  return perSecond * 60;
+}
+
+/** Bisection steps for the scale: far finer than the one-second tick. */
+const STEPS = 60;
+
+export function planActivity(input: ActivityPlanInput): ActivityPlan {
   const capacity = input.capacityPerMinute / 60;
-  const floor: Record<Tier, number> = {
-    fast: input.fastIntervalSeconds,
-    active: input.baseIntervalSeconds,
-    idle: input.baseIntervalSeconds,
-  };
-  const max = Math.max(input.maxIntervalSeconds, input.baseIntervalSeconds);
-  const intervals = { ...floor };
-  const perSecond = (tier: Tier): number => cost[tier] / intervals[tier];
-  // Stretch the least active tier first, each within [its floor, max]; the ones before it keep
-  // their floor, the ones after it are at max already.
-  for (const tier of ["idle", "active", "fast"] as const) {
-    const others = TIERS.filter((t) => t !== tier).reduce((sum, t) => sum + perSecond(t), 0);
-    if (others + perSecond(tier) <= capacity) return { intervals, beyondMax: false };
-    const left = capacity - others;
-    const needed = left > 0 ? cost[tier] / left : Infinity;
-    if (needed <= max) {
-      intervals[tier] = Math.max(floor[tier], needed);
-      return { intervals, beyondMax: false };
-    }
-    intervals[tier] = max;
+  const base = input.baseIntervalSeconds;
+  const max = Math.max(input.maxIntervalSeconds, base);
+  // Projects of one weight cost alike: an idle fleet is one group.
+  const groups = new Map<number, number>();
+  let total = 0;
+  let heaviest = 0;
+  for (const p of input.projects) {
+    const weight = Math.max(0, p.weight);
+    groups.set(weight, (groups.get(weight) ?? 0) + p.cost);
+    total += p.cost;
+    heaviest = Math.max(heaviest, weight);
   }
+  const fastAtFloor = input.fastCost / input.fastIntervalSeconds;
+  const plan = (scale: number, fastSeconds = input.fastIntervalSeconds): ActivityPlan => ({
+    fastSeconds,
+    scale,
+    baseSeconds: base,
+    maxSeconds: max,
+    beyondMax: false,
+  });
+  const demand = (scale: number): number => {
+    let perSecond = 0;
+    for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
+    return perSecond;
+  };
+  if (fastAtFloor + total / base <= capacity) return plan(0);
+  if (fastAtFloor + total / max <= capacity) {
+    // The smallest scale the budget allows: at `high` every project waits `max`.
+    let low = 0;
+    let high = max * Math.sqrt(heaviest + IDLE_WEIGHT);
+    for (let i = 0; i < STEPS; i++) {
+      const mid = (low + high) / 2;
+      if (fastAtFloor + demand(mid) <= capacity) high = mid;
+      else low = mid;
+    }
+    return plan(high);
+  }
+  // Every other project at `max`; what is left goes to the fast lane, if it is enough.
+  const left = capacity - total / max;
+  const fastSeconds = left > 0 ? Math.max(input.fastIntervalSeconds, input.fastCost / left) : 0;
+  if (left > 0 && fastSeconds <= max) return plan(Infinity, fastSeconds);
   // Not even `max` for all fits: every project at one interval, the one the budget allows.
-  const total = TIERS.reduce((sum, t) => sum + cost[t], 0);
-  const one = capacity > 0 ? total / capacity : Infinity;
-  return { intervals: { fast: one, active: one, idle: one }, beyondMax: true };
+  const one = capacity > 0 ? (total + input.fastCost) / capacity : Infinity;
+  return { fastSeconds: one, scale: one, baseSeconds: one, maxSeconds: one, beyondMax: true };
 }

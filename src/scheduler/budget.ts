@@ -17,6 +17,11 @@ export interface BudgetInput {
   readonly requestsPerMinute: number;
   /** Share of the rate the scheduler plans to use; the rest absorbs retries and bursts. */
   readonly headroom: number;
+  /**
+   * Requests per minute the endpoint listings that operations trigger take, as measured: they
+   * come first, the intervals stretch to fit the rest (at most half the budget goes to them).
+   */
+  readonly triggeredPerMinute?: number;
 }
 
 export interface Budget {
@@ -40,11 +45,17 @@ export function planBudget(input: BudgetInput): Budget {
     if (input.endpointsIntervalSeconds > 0) demand += 60 / input.endpointsIntervalSeconds;
   }
   const capacity = input.requestsPerMinute * input.headroom;
+  const planned = capacity - triggeredShare(input.triggeredPerMinute ?? 0, capacity);
   return {
     demandPerMinute: demand,
     capacityPerMinute: capacity,
-    stretch: demand > capacity && capacity > 0 ? demand / capacity : 1,
+    stretch: demand > planned && planned > 0 ? demand / planned : 1,
   };
+}
+
+/** What the listings operations trigger take of `capacity`: as measured, at most half. */
+export function triggeredShare(triggeredPerMinute: number, capacity: number): number {
+  return Math.min(Math.max(0, triggeredPerMinute), capacity / 2);
 }
 
 /**

@@ -11,9 +11,10 @@
  * direction and of any size, changes nothing in when projects are polled.
  *
  * With the `activity` strategy (the default) each project's interval follows its recent activity
- * (`activity-plan.ts`): open operations at the fast interval, operations within the active window
- * at the base interval, idle projects stretched first when the budget is short, none beyond
- * `maxInterval` while the budget allows. `uniform` stretches every interval by one factor.
+ * (`activity-plan.ts`): open operations at the fast interval; the others, when the budget is
+ * short, by the square root of their recent operations (each counting less as it ages), from the
+ * base interval for the busiest to `maxInterval` at most for idle ones, which are stretched
+ * first. `uniform` stretches every interval by one factor.
  *
  * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
  * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
@@ -24,8 +25,23 @@
  * however many there are, the other projects keep most of the slots.
  */
 import { setMaxListeners } from "node:events";
-import { firstDueMs, nextDueMs, planBudget, updateCost, type Budget, type Lane } from "./budget.js";
-import { planTiers, type Tier } from "./activity-plan.js";
+import {
+  firstDueMs,
+  nextDueMs,
+  planBudget,
+  triggeredShare,
+  updateCost,
+  type Budget,
+  type Lane,
+} from "./budget.js";
+import {
+  IDLE_WEIGHT,
+  activityWeight,
+  intervalFor,
+  planActivity,
+  type ActivityPlan,
+  type Tier,
+} from "./activity-plan.js";
 import { refusedAgain, type Refusal, type RefusalKind } from "./refusals.js";
 
 /** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
@@ -107,8 +123,12 @@ interface Entry {
   slow: boolean;
   /** The API refuses the project: it is tried again at `retryAtMs` (see `refusals.ts`). */
   refusal: Refusal | undefined;
-  /** When a poll last found new or changed operations (monotonic ms). */
-  lastActiveMs: number | undefined;
+  /**
+   * Its recent activity: the operations its polls found, each weighing less as it ages (see
+   * `activityWeight`), as of `activityAtMs` (monotonic ms).
+   */
+  activity: number;
+  activityAtMs: number;
   /** When it was last nudged (monotonic ms). */
   lastNudgeMs: number | undefined;
 }
@@ -116,19 +136,8 @@ interface Entry {
 /** What a nudge did to one project. */
 export type NudgeResult = "nudged" | "coalesced" | "unknown";
 
-/** When a project was last active, after a job with these outcomes ended at `now`. */
-function lastActivity(
-  before: number | undefined,
-  outcomes: readonly (JobOutcome | undefined)[],
-  now: number,
-): number | undefined {
-  let last = before;
-  for (const o of outcomes) {
-    const at = o?.active === true ? now : now - (o?.newestOperationAgeMs ?? Infinity);
-    if (at > (last ?? -Infinity)) last = at;
-  }
-  return last;
-}
+/** The time constant of the measured rate of listings that operations trigger. */
+const TRIGGERED_RATE_WINDOW_MS = 5 * 60_000;
 
 /** The longest a project counts as active after its last operation, by default. */
 const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
@@ -141,9 +150,17 @@ export class Scheduler {
   private readonly abort = new AbortController();
   private tickTimer: NodeJS.Timeout | undefined;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
-  /** Each tier's interval (seconds) under the activity strategy; the uniform one's otherwise. */
-  private tiers: Record<Tier, number> = { fast: 0, active: 0, idle: 0 };
+  /** The intervals planned now (the uniform strategy's: one for all but the fast lane). */
+  private plan: ActivityPlan = {
+    fastSeconds: 0,
+    scale: 0,
+    baseSeconds: 0,
+    maxSeconds: 0,
+    beyondMax: false,
+  };
   private maxInterval = 0;
+  /** Listings triggered by operations: a count decaying with `TRIGGERED_RATE_WINDOW_MS`. */
+  private triggered = { count: 0, atMs: 0 };
   /** The API refuses the account's key: no job but one probe at a time, at `retryAtMs`. */
   private keyRefusal: Refusal | undefined;
   private probing = false;
@@ -167,9 +184,13 @@ export class Scheduler {
     return this.current;
   }
 
-  /** The interval each tier of projects is polled at now. */
+  /**
+   * The interval each tier of projects is polled at now: `active`, that of a project with one
+   * operation just found (busier ones are polled more often, down to the base interval).
+   */
   tierIntervalSeconds(tier: Tier): number {
-    return this.tiers[tier];
+    if (tier === "fast") return this.plan.fastSeconds;
+    return intervalFor(this.plan, tier === "active" ? 1 : 0);
   }
 
   /** The longest a project waits between polls now (activity strategy: `maxInterval`). */
@@ -198,7 +219,8 @@ export class Scheduler {
         busy: false,
         slow: false,
         refusal: undefined,
-        lastActiveMs: undefined,
+        activity: 0,
+        activityAtMs: now,
         lastNudgeMs: undefined,
       });
     }
@@ -251,7 +273,7 @@ export class Scheduler {
         results.set(id, "coalesced");
       } else {
         entry.lastNudgeMs = now;
-        entry.lastActiveMs = now;
+        this.addActivity(entry, now, 1);
         entry.nextPollMs = Math.min(entry.nextPollMs, now);
         results.set(id, "nudged");
       }
@@ -344,6 +366,7 @@ export class Scheduler {
           (this.endpointsDue(entry) <= now || outcomes[0]?.endpointsChanged === true);
         if (listing && outcomes[0]?.refused === undefined) {
           listed = true;
+          if (this.endpointsDue(entry) > now) this.countTriggered(now);
           outcomes.push(await this.jobs.listEndpoints(entry.id, this.abort.signal));
         }
       } catch {
@@ -351,11 +374,11 @@ export class Scheduler {
       } finally {
         const after = this.now();
         entry.slow = outcomes.some((o) => o?.slow === true);
-        entry.lastActiveMs = lastActivity(entry.lastActiveMs, outcomes, after);
+        this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (entry.nextPollMs <= now) {
           entry.nextPollMs =
-            entry.refusal?.retryAtMs ?? this.due(after, this.tiers[this.tierOf(entry, after)]);
+            entry.refusal?.retryAtMs ?? this.due(after, this.intervalOf(entry, after));
         }
         if (listed || this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
@@ -384,7 +407,7 @@ export class Scheduler {
     now: number,
     probe: boolean,
   ): void {
-    const baseMs = this.tiers.active * 1000;
+    const baseMs = this.tierIntervalSeconds("active") * 1000;
     if (outcomes.some((o) => o?.refused === "key")) {
       // Jobs that started before the key was refused say nothing new: only a probe counts.
       if (this.keyRefusal === undefined || probe) {
@@ -400,13 +423,68 @@ export class Scheduler {
     }
   }
 
+  private countTriggered(now: number): void {
+    this.triggered = { count: this.triggeredCount(now) + 1, atMs: now };
+  }
+
+  private triggeredCount(now: number): number {
+    const age = Math.max(0, now - this.triggered.atMs);
+    return this.triggered.count * Math.exp(-age / TRIGGERED_RATE_WINDOW_MS);
+  }
+
+  /** Requests per minute the listings that operations trigger take now (measured). */
+  private triggeredPerMinute(now: number): number {
+    return (this.triggeredCount(now) * 60_000) / TRIGGERED_RATE_WINDOW_MS;
+  }
+
+  private activeWindowMs(): number {
+    return (this.options.activeWindowSeconds ?? DEFAULT_ACTIVE_WINDOW_SECONDS) * 1000;
+  }
+
+  /** The project's recent activity now (0 when idle: nothing within the active window). */
+  private weightOf(entry: Entry, now: number): number {
+    const weight = entry.activity * activityWeight(now - entry.activityAtMs, this.activeWindowMs());
+    return weight >= IDLE_WEIGHT ? weight : 0;
+  }
+
+  private addActivity(entry: Entry, now: number, weight: number): void {
+    const decayed =
+      entry.activity * activityWeight(now - entry.activityAtMs, this.activeWindowMs());
+    entry.activity = decayed + weight;
+    entry.activityAtMs = now;
+  }
+
+  /**
+   * What a job's outcomes say of the project's activity: a poll that found operations adds one;
+   * the age of the newest one read (after a restart) gives at least that operation's weight.
+   */
+  private learnActivity(
+    entry: Entry,
+    outcomes: readonly (JobOutcome | undefined)[],
+    now: number,
+  ): void {
+    for (const o of outcomes) {
+      if (o?.active === true) {
+        this.addActivity(entry, now, 1);
+      } else if (o?.newestOperationAgeMs !== undefined) {
+        this.addActivity(entry, now, 0);
+        const weight = activityWeight(o.newestOperationAgeMs, this.activeWindowMs());
+        entry.activity = Math.max(entry.activity, weight);
+      }
+    }
+  }
+
   /** How recently the project has shown activity. */
   private tierOf(entry: Entry, now: number): Tier {
     if (entry.lane === "fast") return "fast";
-    const windowMs = (this.options.activeWindowSeconds ?? DEFAULT_ACTIVE_WINDOW_SECONDS) * 1000;
-    return entry.lastActiveMs !== undefined && now - entry.lastActiveMs < windowMs
-      ? "active"
-      : "idle";
+    return this.weightOf(entry, now) > 0 ? "active" : "idle";
+  }
+
+  /** Seconds until the project's next poll is due, by the plan. */
+  private intervalOf(entry: Entry, now: number): number {
+    return entry.lane === "fast"
+      ? this.plan.fastSeconds
+      : intervalFor(this.plan, this.weightOf(entry, now));
   }
 
   private due(now: number, intervalSeconds: number): number {
@@ -418,6 +496,8 @@ export class Scheduler {
     const { options } = this;
     // Refused projects are tried far less often than their interval: they cost next to nothing.
     const planned = [...this.entries.values()].filter((e) => e.refusal === undefined);
+    const now = this.now();
+    const triggered = this.triggeredPerMinute(now);
     this.current = planBudget({
       projects: planned.map((e) => ({ lane: e.lane, requestsPerPoll: e.requestsPerPoll ?? 1 })),
       baseIntervalSeconds: options.baseIntervalSeconds,
@@ -425,6 +505,7 @@ export class Scheduler {
       endpointsIntervalSeconds: options.endpointsIntervalSeconds,
       requestsPerMinute: options.requestsPerMinute,
       headroom: options.headroom,
+      triggeredPerMinute: triggered,
     });
     const { stretch } = this.current;
     const uniform = {
@@ -433,25 +514,37 @@ export class Scheduler {
       idle: options.baseIntervalSeconds * stretch,
     };
     if (options.strategy === "uniform") {
-      this.tiers = uniform;
+      this.plan = {
+        fastSeconds: uniform.fast,
+        scale: 0,
+        baseSeconds: uniform.idle,
+        maxSeconds: uniform.idle,
+        beyondMax: false,
+      };
       this.maxInterval = uniform.idle;
       return;
     }
-    // The endpoint listings keep the uniform plan's share; the polls share the rest by tier.
+    // The endpoint listings keep the uniform plan's share, and those operations trigger what
+    // they took of late; the polls share the rest.
     const listings =
-      options.endpointsIntervalSeconds > 0
+      (options.endpointsIntervalSeconds > 0
         ? (planned.length * 60) / (options.endpointsIntervalSeconds * stretch)
-        : 0;
-    const now = this.now();
-    const cost: Record<Tier, number> = { fast: 0, active: 0, idle: 0 };
-    for (const e of planned) cost[this.tierOf(e, now)] += Math.max(1, e.requestsPerPoll ?? 1);
+        : 0) + triggeredShare(triggered, this.current.capacityPerMinute);
+    let fastCost = 0;
+    const projects: { cost: number; weight: number }[] = [];
+    for (const e of planned) {
+      const cost = Math.max(1, e.requestsPerPoll ?? 1);
+      if (e.lane === "fast") fastCost += cost;
+      else projects.push({ cost, weight: this.weightOf(e, now) });
+    }
     this.maxInterval = options.maxIntervalSeconds ?? 2 * uniform.idle;
-    this.tiers = planTiers({
-      cost,
+    this.plan = planActivity({
+      fastCost,
+      projects,
       fastIntervalSeconds: options.fastIntervalSeconds,
       baseIntervalSeconds: options.baseIntervalSeconds,
       maxIntervalSeconds: this.maxInterval,
       capacityPerMinute: Math.max(0, this.current.capacityPerMinute - listings),
-    }).intervals;
+    });
   }
 }

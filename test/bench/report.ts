@@ -299,7 +299,6 @@ function skewedTables(runs: readonly SkewedFleetRun[]): string {
       "cold projects p50 / p90 / p99, s",
       "detected / injected (cold)",
       "requests/min: polls + listings",
-      "requests per poll",
       "intervals fast / active / idle / max, s",
       "longest unpolled, s",
       "429s",
@@ -313,7 +312,6 @@ function skewedTables(runs: readonly SkewedFleetRun[]): string {
       pct(p.coldDetection),
       `${n(p.detected)} / ${n(p.injected)} (${n(p.coldDetected)} / ${n(p.coldInjected)})`,
       `${n(p.pollRequestsPerMinute)} + ${n(p.listingRequestsPerMinute)}`,
-      n(p.requestsPerPoll),
       [p.intervals.fast, p.intervals.active, p.intervals.idle, p.intervals.max]
         .map((s) => n(s, 1))
         .join(" / "),

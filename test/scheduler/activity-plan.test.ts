@@ -1,15 +1,17 @@
 /**
  * The activity-aware plan's promises, checked over random fleets: it never plans more requests
  * than the budget, keeps every project within `maxInterval` whenever the budget can, and never
- * polls a tier with more recent activity less often than one with less.
+ * polls a project with more recent activity less often than one with less.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  TIERS,
-  planTiers,
-  tierDemandPerMinute,
-  type Tier,
+  IDLE_WEIGHT,
+  activityWeight,
+  intervalFor,
+  planActivity,
+  planDemandPerMinute,
+  type ActivityPlanInput,
 } from "../../src/scheduler/activity-plan.js";
 
 const settings = {
@@ -19,81 +21,119 @@ const settings = {
   capacityPerMinute: 630,
 };
 
-const cost = (fast: number, active: number, idle: number): Record<Tier, number> => ({
-  fast,
-  active,
-  idle,
+const fleet = (fast: number, weights: readonly (readonly [count: number, weight: number])[]) => ({
+  fastCost: fast,
+  projects: weights.flatMap(([count, weight]) =>
+    Array.from({ length: count }, () => ({ cost: 1, weight })),
+  ),
 });
 
 describe("the activity-aware plan", () => {
-  it("keeps every tier at its interval while the budget holds them", () => {
-    // 2 fast (24/min) + 50 active and 200 idle at 30 s (500/min): 524 of 630.
-    expect(planTiers({ ...settings, cost: cost(2, 50, 200) })).toEqual({
-      intervals: { fast: 5, active: 30, idle: 30 },
-      beyondMax: false,
+  it("keeps every project at its interval while the budget holds them", () => {
+    // 2 fast (24/min) + 250 at 30 s (500/min): 524 of 630.
+    const plan = planActivity({
+      ...settings,
+      ...fleet(2, [
+        [50, 3],
+        [200, 0],
+      ]),
     });
+    expect(plan.fastSeconds).toBe(5);
+    expect(intervalFor(plan, 3)).toBe(30);
+    expect(intervalFor(plan, 0)).toBe(30);
+    expect(plan.beyondMax).toBe(false);
   });
 
-  it("stretches the idle projects first, and only as far as the budget needs", () => {
-    // 10,000 projects: 10 fast (120/min), 200 active (400/min), 9,790 idle sharing 110/min.
-    const c = cost(10, 200, 9790);
-    const plan = planTiers({ ...settings, maxIntervalSeconds: 7200, cost: c });
-    expect(plan.intervals.fast).toBe(5);
-    expect(plan.intervals.active).toBe(30);
-    expect(plan.intervals.idle).toBeCloseTo((9790 * 60) / 110);
-    expect(plan.beyondMax).toBe(false);
-    expect(tierDemandPerMinute(c, plan.intervals)).toBeCloseTo(630);
+  it("stretches the idle projects most, by the square root of the activity", () => {
+    // 10,000 projects: 10 fast (120/min), 200 busy, 9,790 idle.
+    const input = {
+      ...settings,
+      maxIntervalSeconds: 7200,
+      ...fleet(10, [
+        [200, 4],
+        [9790, 0],
+      ]),
+    };
+    const plan = planActivity(input);
+    expect(plan.fastSeconds).toBe(5);
+    const busy = intervalFor(plan, 4);
+    const idle = intervalFor(plan, 0);
+    expect(idle / busy).toBeCloseTo(Math.sqrt((4 + IDLE_WEIGHT) / IDLE_WEIGHT));
+    expect(busy).toBeGreaterThanOrEqual(30);
+    expect(planDemandPerMinute(input, plan)).toBeCloseTo(630, 3);
   });
 
-  it("stretches the active projects once the idle ones reach maxInterval", () => {
-    const c = cost(10, 200, 9790);
-    const plan = planTiers({ ...settings, maxIntervalSeconds: 3600, cost: c });
-    expect(plan.intervals.fast).toBe(5);
-    expect(plan.intervals.idle).toBe(3600);
-    // 630 - 120 - 9,790/60 per minute are left for the active ones.
-    expect(plan.intervals.active).toBeCloseTo((200 * 60) / (630 - 120 - 9790 / 60));
-    expect(plan.beyondMax).toBe(false);
+  it("holds the idle projects at maxInterval, and stretches the busy ones after them", () => {
+    const input = {
+      ...settings,
+      maxIntervalSeconds: 1800,
+      ...fleet(10, [
+        [2000, 4],
+        [8000, 0],
+      ]),
+    };
+    const plan = planActivity(input);
+    expect(intervalFor(plan, 0)).toBe(1800);
+    expect(intervalFor(plan, 4)).toBeGreaterThan(30);
+    expect(intervalFor(plan, 4)).toBeLessThan(1800);
+    expect(planDemandPerMinute(input, plan)).toBeCloseTo(630, 3);
   });
 
   it("polls everything at one interval beyond maxInterval only when even that cannot fit", () => {
-    const plan = planTiers({ ...settings, maxIntervalSeconds: 60, cost: cost(0, 0, 10_000) });
+    const plan = planActivity({ ...settings, maxIntervalSeconds: 60, ...fleet(0, [[10_000, 0]]) });
     expect(plan.beyondMax).toBe(true);
-    expect(plan.intervals.idle).toBeCloseTo((10_000 * 60) / 630);
+    expect(intervalFor(plan, 0)).toBeCloseTo((10_000 * 60) / 630);
   });
 
-  it("never exceeds the budget, orders the tiers, and holds maxInterval whenever it can", () => {
-    const tierCost = fc.double({ min: 0, max: 20_000, noNaN: true });
+  it("weighs an operation 1 when new, and as an idle project's at the end of the window", () => {
+    expect(activityWeight(0, 3_600_000)).toBe(1);
+    expect(activityWeight(3_600_000, 3_600_000)).toBeCloseTo(IDLE_WEIGHT);
+    expect(activityWeight(900_000, 3_600_000)).toBeCloseTo(0.5);
+  });
+
+  it("never exceeds the budget, orders the projects, and holds maxInterval whenever it can", () => {
+    const project = fc.record({
+      cost: fc.integer({ min: 1, max: 5 }),
+      weight: fc.oneof(fc.constant(0), fc.double({ min: IDLE_WEIGHT, max: 100, noNaN: true })),
+    });
     fc.assert(
       fc.property(
-        tierCost,
-        tierCost,
-        tierCost,
+        fc.array(project, { maxLength: 300 }),
+        fc.integer({ min: 0, max: 2000 }),
         fc.integer({ min: 1, max: 60 }),
         fc.integer({ min: 1, max: 600 }),
         fc.integer({ min: 1, max: 7200 }),
         fc.integer({ min: 1, max: 100_000 }),
-        (fast, active, idle, fastInterval, baseInterval, maxInterval, capacityPerMinute) => {
-          const c = cost(fast, active, idle);
-          const input = {
-            cost: c,
+        (projects, fastCost, fastInterval, baseInterval, maxInterval, capacityPerMinute) => {
+          const input: ActivityPlanInput = {
+            fastCost,
+            projects,
             fastIntervalSeconds: Math.min(fastInterval, baseInterval),
             baseIntervalSeconds: baseInterval,
             maxIntervalSeconds: maxInterval,
             capacityPerMinute,
           };
-          const plan = planTiers(input);
-          const { intervals } = plan;
-          expect(tierDemandPerMinute(c, intervals)).toBeLessThanOrEqual(
+          const plan = planActivity(input);
+          expect(planDemandPerMinute(input, plan)).toBeLessThanOrEqual(
             capacityPerMinute * (1 + 1e-9),
           );
-          expect(intervals.fast).toBeLessThanOrEqual(intervals.active);
-          expect(intervals.active).toBeLessThanOrEqual(intervals.idle);
-          expect(intervals.fast).toBeGreaterThanOrEqual(input.fastIntervalSeconds);
+          // More activity is never polled less often; the fast lane is the fastest.
+          const sorted = [...projects].sort((a, b) => a.weight - b.weight);
+          for (let i = 1; i < sorted.length; i++) {
+            const less = intervalFor(plan, sorted[i - 1]?.weight ?? 0);
+            expect(intervalFor(plan, sorted[i]?.weight ?? 0)).toBeLessThanOrEqual(less);
+          }
+          for (const p of projects) {
+            expect(plan.fastSeconds).toBeLessThanOrEqual(intervalFor(plan, p.weight));
+          }
+          expect(plan.fastSeconds).toBeGreaterThanOrEqual(input.fastIntervalSeconds);
           const max = Math.max(maxInterval, baseInterval);
-          const allAtMax = ((fast + active + idle) * 60) / max;
-          if (allAtMax <= capacityPerMinute) {
+          const cost = projects.reduce((sum, p) => sum + p.cost, 0) + fastCost;
+          if ((cost * 60) / max <= capacityPerMinute) {
             expect(plan.beyondMax).toBe(false);
-            for (const t of TIERS) expect(intervals[t]).toBeLessThanOrEqual(max * (1 + 1e-9));
+            for (const p of projects) {
+              expect(intervalFor(plan, p.weight)).toBeLessThanOrEqual(max * (1 + 1e-9));
+            }
           } else {
             expect(plan.beyondMax).toBe(true);
           }

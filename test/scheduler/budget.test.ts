@@ -29,6 +29,13 @@ describe("request budget", () => {
     expect(budget.stretch).toBeCloseTo(3000 / 630);
   });
 
+  it("leaves room for the listings operations trigger, up to half the budget", () => {
+    const budget = planBudget({ ...base, projects: projects(1000), triggeredPerMinute: 130 });
+    expect(budget.stretch).toBeCloseTo(3000 / 500);
+    const flooded = planBudget({ ...base, projects: projects(1000), triggeredPerMinute: 5000 });
+    expect(flooded.stretch).toBeCloseTo(3000 / 315);
+  });
+
   it("never plans more requests than the capacity", () => {
     fc.assert(
       fc.property(
