@@ -377,8 +377,7 @@ export class Scheduler {
         this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (entry.nextPollMs <= now) {
-          entry.nextPollMs =
-            entry.refusal?.retryAtMs ?? this.due(after, this.intervalOf(entry, after));
+          entry.nextPollMs = entry.refusal?.retryAtMs ?? this.nextPollDue(entry, after);
         }
         if (listed || this.endpointsDue(entry) <= now) {
           const interval = this.options.endpointsIntervalSeconds * this.current.stretch;
@@ -478,6 +477,15 @@ export class Scheduler {
   private tierOf(entry: Entry, now: number): Tier {
     if (entry.lane === "fast") return "fast";
     return this.weightOf(entry, now) > 0 ? "active" : "idle";
+  }
+
+  /**
+   * When the project's next poll is due: one interval on, spread with jitter, and under the
+   * activity strategy never beyond `maxInterval` (the jitter spreads the idle ones below it).
+   */
+  private nextPollDue(entry: Entry, now: number): number {
+    const due = this.due(now, this.intervalOf(entry, now));
+    return this.options.strategy === "uniform" ? due : Math.min(due, now + this.maxInterval * 1000);
   }
 
   /** Seconds until the project's next poll is due, by the plan. */

@@ -30,16 +30,22 @@ function tightBudget(clock: { now: number }, strategy: PollStrategy = "activity"
 }
 
 /** Ten minutes of polls of `hot` (always active) and nine idle projects, by project. */
-async function tenMinutes(strategy: PollStrategy): Promise<Map<string, number[]>> {
+async function tenMinutes(
+  strategy: PollStrategy,
+  spread: { jitter?: number; random?: () => number; maxIntervalSeconds?: number } = {},
+): Promise<Map<string, number[]>> {
   const clock = { now: 0 };
   const polls = new Map<string, number[]>();
-  scheduler = new Scheduler(tightBudget(clock, strategy), {
-    poll: (projectId) => {
-      polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
-      return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
+  scheduler = new Scheduler(
+    { ...tightBudget(clock, strategy), ...spread },
+    {
+      poll: (projectId) => {
+        polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
+        return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
+      },
+      listEndpoints: () => Promise.resolve(undefined),
     },
-    listEndpoints: () => Promise.resolve(undefined),
-  });
+  );
   scheduler.setProjects(["hot", ...Array.from({ length: 9 }, (_, i) => `idle-${i}`)]);
   for (let s = 0; s < 600; s++) {
     clock.now += 1000;
@@ -91,6 +97,19 @@ describe("the activity strategy", () => {
       if (id === "hot") continue;
       expect(longestGap(times), id).toBeLessThanOrEqual(20);
       expect(times.length, id).toBeLessThan(polls.get("hot")?.length ?? 0);
+    }
+  });
+
+  it("holds maxInterval however far the jitter would carry a poll", async () => {
+    // The idle ones at maxInterval (15 s), every due time as late as a 10% jitter allows
+    // (16.5 s): held at 15 s, and the wait for the tick after it.
+    const polls = await tenMinutes("activity", {
+      jitter: 0.1,
+      random: () => 0.999,
+      maxIntervalSeconds: 15,
+    });
+    for (const [id, times] of polls) {
+      if (id !== "hot") expect(longestGap(times), id).toBeLessThanOrEqual(16);
     }
   });
 
