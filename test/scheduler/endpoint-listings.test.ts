@@ -61,3 +61,37 @@ it("lists a project's endpoints when its poll saw an operation that changes them
   await run(120);
   expect(listed.map(([id]) => id)).toEqual(["busy"]);
 });
+
+it("leaves room in the budget for the listings that operations trigger", async () => {
+  const clock = { now: 0 };
+  scheduler = new Scheduler(
+    {
+      baseIntervalSeconds: 5,
+      fastIntervalSeconds: 5,
+      endpointsIntervalSeconds: 600,
+      jitter: 0,
+      headroom: 1,
+      // 20 projects polled every 5 s: 240 a minute, and the timer's listings: 2.
+      requestsPerMinute: 300,
+      maxConcurrent: 4,
+      strategy: "uniform",
+      monotonic: () => clock.now,
+      random: () => 0,
+    },
+    {
+      // Every poll sees an operation that changes endpoints: a listing each.
+      poll: () => Promise.resolve({ requests: 1, open: false, endpointsChanged: true }),
+      listEndpoints: () => Promise.resolve({ answered: true }),
+    },
+  );
+  scheduler.setProjects(Array.from({ length: 20 }, (_, i) => `p-${i}`));
+  expect(scheduler.budget.stretch).toBe(1);
+  for (let s = 0; s < 600; s++) {
+    clock.now += 1000;
+    scheduler.tick();
+    await scheduler.drain();
+  }
+  // The listings take up to half the budget (150 a minute); the polls stretch into the rest.
+  expect(scheduler.budget.stretch).toBeGreaterThan(1.4);
+  expect(scheduler.tierIntervalSeconds("idle")).toBeGreaterThan(7);
+});
