@@ -136,8 +136,11 @@ interface Entry {
 /** What a nudge did to one project. */
 export type NudgeResult = "nudged" | "coalesced" | "unknown";
 
-/** The time constant of the measured rate of listings that operations trigger. */
-const TRIGGERED_RATE_WINDOW_MS = 5 * 60_000;
+/**
+ * The time constant of the measured rate of listings that operations trigger, as a share of the
+ * active window (5 minutes of the default hour): they follow the same activity.
+ */
+const TRIGGERED_RATE_WINDOW_SHARE = 1 / 12;
 
 /** The longest a project counts as active after its last operation, by default. */
 const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
@@ -159,7 +162,7 @@ export class Scheduler {
     beyondMax: false,
   };
   private maxInterval = 0;
-  /** Listings triggered by operations: a count decaying with `TRIGGERED_RATE_WINDOW_MS`. */
+  /** Listings triggered by operations: a count decaying over `triggeredWindowMs()`. */
   private triggered = { count: 0, atMs: 0 };
   /** The API refuses the account's key: no job but one probe at a time, at `retryAtMs`. */
   private keyRefusal: Refusal | undefined;
@@ -426,14 +429,18 @@ export class Scheduler {
     this.triggered = { count: this.triggeredCount(now) + 1, atMs: now };
   }
 
+  private triggeredWindowMs(): number {
+    return this.activeWindowMs() * TRIGGERED_RATE_WINDOW_SHARE;
+  }
+
   private triggeredCount(now: number): number {
     const age = Math.max(0, now - this.triggered.atMs);
-    return this.triggered.count * Math.exp(-age / TRIGGERED_RATE_WINDOW_MS);
+    return this.triggered.count * Math.exp(-age / this.triggeredWindowMs());
   }
 
   /** Requests per minute the listings that operations trigger take now (measured). */
   private triggeredPerMinute(now: number): number {
-    return (this.triggeredCount(now) * 60_000) / TRIGGERED_RATE_WINDOW_MS;
+    return (this.triggeredCount(now) * 60_000) / this.triggeredWindowMs();
   }
 
   private activeWindowMs(): number {
