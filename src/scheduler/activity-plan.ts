@@ -1,13 +1,14 @@
 /**
  * The activity-aware plan: pure arithmetic that gives each project its poll interval within the
- * request budget. Projects with open operations (`fast`) keep the fast interval. Every other
- * project has a weight, its recent activity (operations found, each counting less as it ages);
- * when the budget cannot hold every project at the base interval, a project of weight w is
- * polled every `scale / sqrt(w + IDLE_WEIGHT)` seconds, within [base, maxInterval], with the
- * smallest `scale` the budget allows. Polling each project in proportion to the square root of
- * its rate of operations is what keeps the mean wait between a failure and the poll that sees it
- * smallest for a given number of polls; idle projects (weight 0) are stretched first, and none
- * beyond `maxInterval` while the budget allows it.
+ * request budget. Projects with open operations (`fast`) keep the fast interval, and while the
+ * budget holds every other project at the base interval, they all keep it. When it cannot, the
+ * budget is shared by activity: every other project has a weight, its recent activity
+ * (operations found, each counting less as it ages), and a project of weight w is polled every
+ * `scale / sqrt(w + IDLE_WEIGHT)` seconds, within [fast interval, maxInterval], with the smallest
+ * `scale` the budget allows. Polling each project in proportion to the square root of its rate
+ * of operations is what keeps the mean wait between a failure and the poll that sees it smallest
+ * for a given number of polls: the busiest projects are polled as often as the fast interval,
+ * idle ones (weight 0) wait longest, none beyond `maxInterval` while the budget allows it.
  */
 
 /** How recently a project has shown activity, fastest first (the scheduler's lanes). */
@@ -45,9 +46,9 @@ export interface ActivityPlanInput {
 export interface ActivityPlan {
   /** Seconds between two polls of a project with open operations. */
   readonly fastSeconds: number;
-  /** The others: `scale / sqrt(weight + IDLE_WEIGHT)`, within [baseSeconds, maxSeconds]. */
+  /** The others: `scale / sqrt(weight + IDLE_WEIGHT)`, within [minSeconds, maxSeconds]. */
   readonly scale: number;
-  readonly baseSeconds: number;
+  readonly minSeconds: number;
   readonly maxSeconds: number;
   /** The budget could not keep every project within `maxIntervalSeconds`. */
   readonly beyondMax: boolean;
@@ -56,7 +57,7 @@ export interface ActivityPlan {
 /** Seconds between two polls of a project of `weight` (not one with open operations). */
 export function intervalFor(plan: ActivityPlan, weight: number): number {
   const raw = plan.scale / Math.sqrt(Math.max(0, weight) + IDLE_WEIGHT);
-  return Math.min(plan.maxSeconds, Math.max(plan.baseSeconds, raw));
+  return Math.min(plan.maxSeconds, Math.max(plan.minSeconds, raw));
 }
 
 /** Requests per minute the polls cost under `plan`. */
@@ -84,10 +85,11 @@ export function planActivity(input: ActivityPlanInput): ActivityPlan {
     heaviest = Math.max(heaviest, weight);
   }
   const fastAtFloor = input.fastCost / input.fastIntervalSeconds;
+  // Shared by activity, the others range from the fast interval to `max`.
   const plan = (scale: number, fastSeconds = input.fastIntervalSeconds): ActivityPlan => ({
     fastSeconds,
     scale,
-    baseSeconds: base,
+    minSeconds: Math.min(input.fastIntervalSeconds, base),
     maxSeconds: max,
     beyondMax: false,
   });
@@ -96,7 +98,7 @@ export function planActivity(input: ActivityPlanInput): ActivityPlan {
     for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
     return perSecond;
   };
-  if (fastAtFloor + total / base <= capacity) return plan(0);
+  if (fastAtFloor + total / base <= capacity) return { ...plan(0), minSeconds: base };
   if (fastAtFloor + total / max <= capacity) {
     // The smallest scale the budget allows: at `high` every project waits `max`.
     let low = 0;
@@ -114,5 +116,5 @@ export function planActivity(input: ActivityPlanInput): ActivityPlan {
   if (left > 0 && fastSeconds <= max) return plan(Infinity, fastSeconds);
   // Not even `max` for all fits: every project at one interval, the one the budget allows.
   const one = capacity > 0 ? (total + input.fastCost) / capacity : Infinity;
-  return { fastSeconds: one, scale: one, baseSeconds: one, maxSeconds: one, beyondMax: true };
+  return { fastSeconds: one, scale: one, minSeconds: one, maxSeconds: one, beyondMax: true };
 }

@@ -11,10 +11,10 @@
  * direction and of any size, changes nothing in when projects are polled.
  *
  * With the `activity` strategy (the default) each project's interval follows its recent activity
- * (`activity-plan.ts`): open operations at the fast interval; the others, when the budget is
- * short, by the square root of their recent operations (each counting less as it ages), from the
- * base interval for the busiest to `maxInterval` at most for idle ones, which are stretched
- * first. `uniform` stretches every interval by one factor.
+ * (`activity-plan.ts`): open operations at the fast interval; the others at the base interval
+ * while the budget holds them, and when it does not, by the square root of their recent
+ * operations (each counting less as it ages), from the fast interval for the busiest to
+ * `maxInterval` at most for idle ones. `uniform` stretches every interval by one factor.
  *
  * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
  * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
@@ -157,7 +157,7 @@ export class Scheduler {
   private plan: ActivityPlan = {
     fastSeconds: 0,
     scale: 0,
-    baseSeconds: 0,
+    minSeconds: 0,
     maxSeconds: 0,
     beyondMax: false,
   };
@@ -532,7 +532,7 @@ export class Scheduler {
       this.plan = {
         fastSeconds: uniform.fast,
         scale: 0,
-        baseSeconds: uniform.idle,
+        minSeconds: uniform.idle,
         maxSeconds: uniform.idle,
         beyondMax: false,
       };

@@ -157,7 +157,7 @@ describe("exporter metrics", () => {
     text = await render(metrics);
     expect(family(text, "pgcp_scheduler_poll_interval_seconds")).toEqual(
       lines(`
-        # HELP pgcp_scheduler_poll_interval_seconds Interval at which an account's projects of a lane are polled now (fast: with open operations; base: one whose poll has just found an operation, busier ones down to poll.interval; idle: none within poll.activeWindow, stretched first when the budget is short).
+        # HELP pgcp_scheduler_poll_interval_seconds Interval at which an account's projects of a lane are polled now (fast: with open operations; base: one whose poll has just found an operation, busier ones down to poll.fastInterval; idle: none within poll.activeWindow, stretched first when the budget is short).
         # TYPE pgcp_scheduler_poll_interval_seconds gauge
         pgcp_scheduler_poll_interval_seconds{account="a",lane="fast"} 5
         pgcp_scheduler_poll_interval_seconds{account="a",lane="base"} 30

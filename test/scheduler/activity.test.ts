@@ -85,7 +85,7 @@ describe("the activity strategy", () => {
     expect(polls.get("quiet-0")).toBeLessThanOrEqual(10);
   });
 
-  it("keeps an active project at the base interval and the idle ones within maxInterval", async () => {
+  it("polls an active project most often and the idle ones within maxInterval", async () => {
     const polls = await tenMinutes("activity");
     const all = [...polls.values()].reduce((n, times) => n + times.length, 0);
     // Within the budget: a request a second.

@@ -84,7 +84,7 @@ export const EXPORTER_FAMILIES = [
     name: "pgcp_scheduler_poll_interval_seconds",
     type: "gauge",
     labels: ["account", "lane"],
-    help: "Interval at which an account's projects of a lane are polled now (fast: with open operations; base: one whose poll has just found an operation, busier ones down to poll.interval; idle: none within poll.activeWindow, stretched first when the budget is short).",
+    help: "Interval at which an account's projects of a lane are polled now (fast: with open operations; base: one whose poll has just found an operation, busier ones down to poll.fastInterval; idle: none within poll.activeWindow, stretched first when the budget is short).",
     unit: "seconds",
     group: "exporter",
     source: "runtime",
