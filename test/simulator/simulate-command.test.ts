@@ -62,6 +62,21 @@ describe("flags", () => {
     expect(parseSimulateArgs([], {})).not.toHaveProperty("availabilityCheckSeconds");
   });
 
+  test("a faster real clock, and skewed traffic", () => {
+    expect(parseSimulateArgs(["--speed", "60", "--skew", "1.1"], {})).toEqual({
+      apiKey: DEMO_API_KEY,
+      clock: "real",
+      speed: 60,
+      traffic: { skew: 1.1 },
+    });
+    expect(() => parseSimulateArgs(["--clock", "manual", "--speed", "2"], {})).toThrow(
+      "--speed applies to the real clock only",
+    );
+    expect(() => parseSimulateArgs(["--skew=9"], {})).toThrow(
+      '--skew must be a number from 0 to 4, got "9"',
+    );
+  });
+
   test("the key comes from PGCP_SIM_API_KEY unless given as a flag", () => {
     expect(parseSimulateArgs([], { PGCP_SIM_API_KEY: "from-env" })).toMatchObject({
       apiKey: "from-env",
