@@ -1,7 +1,7 @@
 /**
- * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`),
- * the notifier that drains the durable outboxes (`notifier.ts`, deciding with
- * `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
+ * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`), the
+ * compute probe's advice as an alert (`advice.ts`), the notifier that drains the durable
+ * outboxes (`notifier.ts`, deciding with `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
  * silence's window is open (`silence-window.ts`, over the wall clocks of `zone-clock.ts`). The
  * alert record and the outbox's bookkeeping are part of the state document, in `store/`.
  */
@@ -16,4 +16,5 @@ export {
   type NotifierOptions,
   type OutboxOwner,
 } from "./notifier.js";
-export { alertHook, createSinks } from "./setup.js";
+export { alertHook, alertRouter, createSinks } from "./setup.js";
+export { adviceAlert, adviceSummary, type AdviceInput } from "./advice.js";

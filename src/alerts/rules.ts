@@ -7,7 +7,12 @@ import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../store/index.js";
 import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../sync/poll.js";
 import type { OperationSnapshot, Transition } from "../sync/transitions.js";
-import { MAX_ALSO_RESOLVES, type Alert, type AlertKind } from "../store/index.js";
+import {
+  MAX_ALSO_RESOLVES,
+  OPT_IN_ALERT_KINDS,
+  type Alert,
+  type AlertKind,
+} from "../store/index.js";
 
 export interface AlertRulesOptions {
   /** Raise `operation_failed` for cancelled operations too. */
@@ -101,9 +106,17 @@ export function alertsFrom(
   return alerts;
 }
 
-/** Whether an alert goes to a sink: no drop rule holds, and a match rule does (or none is set). */
+/**
+ * Whether an alert goes to a sink: no drop rule holds, and a match rule does (or none is set).
+ * An alert of an opt-in kind (`compute_advice`) goes only where a match rule names its kind.
+ */
 export function routes(route: SinkRoute, alert: Alert): boolean {
   if (route.drop.some((rule) => holds(rule, alert))) return false;
+  if (OPT_IN_ALERT_KINDS.includes(alert.kind)) {
+    return route.match.some(
+      (rule) => rule.kinds?.includes(alert.kind) === true && holds(rule, alert),
+    );
+  }
   return route.match.length === 0 || route.match.some((rule) => holds(rule, alert));
 }
 

@@ -5,6 +5,7 @@
 import type { Config, ResolvedSink } from "../config/index.js";
 import type { AlertContext, RoutedAlerts } from "../sync/index.js";
 import type { Transition } from "../sync/transitions.js";
+import type { Alert } from "../store/index.js";
 import type { Sink } from "./alert.js";
 import type { SinkPolicy } from "./delivery-plan.js";
 import { alertsFrom, routeAlerts, type SinkRoute } from "./rules.js";
@@ -26,11 +27,7 @@ export function alertHook(
   sinks: readonly ResolvedSink[],
 ): ((transitions: readonly Transition[], context: AlertContext) => RoutedAlerts) | undefined {
   if (sinks.length === 0) return undefined;
-  const routes: SinkRoute[] = sinks.map(({ config: s }) => ({
-    name: s.name,
-    drop: s.drop,
-    match: s.match,
-  }));
+  const routes = sinkRoutes(sinks);
   const rules = {
     cancelledIsFailure: config.alerts.cancelledIsFailure,
     retrying: config.alerts.retrying,
@@ -43,6 +40,27 @@ export function alertHook(
     const open = config.silences.filter((s) => isActive(s.window, context.nowMs));
     return routeAlerts(alerts, routes, open, context.nowMs, context);
   };
+}
+
+/**
+ * Routes alerts raised outside a poll (`compute_advice`) as the poll's hook routes its own: to
+ * the sinks whose rules take them, but for those the silences open at `nowMs` cover. With no
+ * sink there is no router.
+ */
+export function alertRouter(
+  config: Config,
+  sinks: readonly ResolvedSink[],
+): ((alerts: readonly Alert[], nowMs: number) => RoutedAlerts) | undefined {
+  if (sinks.length === 0) return undefined;
+  const routes = sinkRoutes(sinks);
+  return (alerts, nowMs) => {
+    const open = config.silences.filter((s) => isActive(s.window, nowMs));
+    return routeAlerts(alerts, routes, open, nowMs);
+  };
+}
+
+function sinkRoutes(sinks: readonly ResolvedSink[]): SinkRoute[] {
+  return sinks.map(({ config: s }) => ({ name: s.name, drop: s.drop, match: s.match }));
 }
 
 /** What the sinks take from the rest of the configuration. */

@@ -19,6 +19,7 @@ const MARK: Record<string, string> = {
   operation_stuck: "STUCK    ",
   operation_retrying: "RETRYING ",
   operation_recovered: "RECOVERED",
+  compute_advice: "ADVICE   ",
 };
 
 export async function startAlertPrinter(
@@ -50,6 +51,10 @@ export async function startAlertPrinter(
       }
       for (const a of parsed.data.alerts) {
         onAlert(a.kind);
+        if (a.advice !== null) {
+          print(`alert ${MARK[a.kind] ?? a.kind} ${a.project_id} ${a.advice.summary}`);
+          continue;
+        }
         const error = a.error === null ? "" : `  "${a.error}"`;
         print(
           `alert ${MARK[a.kind] ?? a.kind} ${a.project_id} ${a.action} ${a.status} (failures ${a.failures_count}, operation ${a.operation_id.slice(0, 8)})${error}`,

@@ -8,7 +8,10 @@ import { formatWall, windowState } from "../alerts/index.js";
 import { createApiClient, type ApiClient } from "../api/index.js";
 import {
   displayUrl,
+  NO_COMPUTES,
   type AccountProjects,
+  type ComputeConnection,
+  type ResolvedComputes,
   type Config,
   type ResolvedAccount,
   type SilenceConfig,
@@ -34,7 +37,7 @@ export const checkConfigCommand: Command = {
       metricNames: true,
     });
     if (loaded.kind === "exit") return loaded.code;
-    const { config, accounts, sinks, web } = loaded;
+    const { config, accounts, sinks, web, computes } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
     out("configuration is valid");
     if (config.accounts === undefined) {
@@ -51,6 +54,7 @@ export const checkConfigCommand: Command = {
     out(
       `  sinks:     ${sinks.length === 0 ? "none (no alerts)" : sinks.map((s) => `${s.config.name} (${s.config.kind})`).join(", ")}`,
     );
+    for (const line of describeComputes(config, computes ?? NO_COMPUTES)) out(line);
     if (config.silences.length === 0) out("  silences:  none");
     else {
       out("  silences:");
@@ -149,6 +153,33 @@ function describeSilence(silence: SilenceConfig, nowMs: number): string {
       ? `one-off from ${w.start} to ${w.end}`
       : `cron "${w.cron}" for ${w.durationSeconds} s in ${w.timeZone}`;
   return `${silence.name}: ${now} [${window}]`;
+}
+
+/**
+ * Whether computes are probed, and how: one line, or one per account when they differ. Names
+ * the role, never its password.
+ */
+function describeComputes(config: Config, computes: ResolvedComputes): string[] {
+  const described = [...computes.accounts].map(([name, c]) => [name, describeConnection(c)]);
+  const distinct = new Set(described.map(([, text]) => text));
+  if (distinct.size <= 1) {
+    const [text = "off"] = distinct;
+    return [`  computes:  ${text}${text === "off" ? "" : probeRhythm(config)}`];
+  }
+  return [
+    `  computes:  per account${probeRhythm(config)}`,
+    ...described.map(([name, text]) => `    ${name ?? ""}: ${text ?? ""}`),
+  ];
+}
+
+function describeConnection(c: ComputeConnection | undefined): string {
+  if (c === undefined) return "off";
+  const ca = c.ca === undefined ? "" : " (CA file)";
+  return `as ${c.user} to port ${c.port}, database ${c.database}, sslmode ${c.sslmode}${ca}`;
+}
+
+function probeRhythm(config: Config): string {
+  return `; every ${config.computes.interval} s while others use a compute`;
 }
 
 /** How the HTTP server is reached: HTTP or HTTPS, and who must log in. */

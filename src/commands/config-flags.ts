@@ -12,6 +12,8 @@ import {
   parseProjectList,
   resolveAccounts,
   accountVariables,
+  computeVariables,
+  resolveComputes,
   resolveSinks,
   secretFiles,
   sinkVariables,
@@ -39,7 +41,7 @@ export const CONFIG_FLAGS_HELP = `  --config FILE        YAML configuration file
   --log-format FORMAT  json, pretty, or auto (pretty in a terminal; the default)
 
 Secrets are read from the environment only: PGCP_API_KEY, PGCP_SLACK_WEBHOOK_URL,
-PGCP_WEBHOOK_URL, PGCP_WEBHOOK_SECRET, PGCP_PAGERDUTY_ROUTING_KEY.
+PGCP_WEBHOOK_URL, PGCP_WEBHOOK_SECRET, PGCP_PAGERDUTY_ROUTING_KEY, PGCP_COMPUTE_PASSWORD.
 Precedence: configuration file, then environment variables, then flags.`;
 
 const CONFIG_FLAGS = {
@@ -225,10 +227,18 @@ async function loadSettings(
   const sinks = await attempt(() =>
     resolveSinks(valid, readSecrets(withSecrets, more(sinkVariables(valid)))),
   );
-  if (errors.length > 0 || accounts === undefined || sinks === undefined) {
+  const computes = await attempt(() =>
+    resolveComputes(valid, readSecrets(withSecrets, more(computeVariables(valid)))),
+  );
+  if (
+    errors.length > 0 ||
+    accounts === undefined ||
+    sinks === undefined ||
+    computes === undefined
+  ) {
     throw combined(errors, failed);
   }
-  return { config: valid, accounts, sinks, web };
+  return { config: valid, accounts, sinks, web, computes };
 }
 
 /**

@@ -16,9 +16,11 @@ import { ConfigError, resolveConfig, type Config } from "../config/index.js";
 import {
   DEFAULT_USER_ID,
   startSimulator,
+  type ComputeHostOptions,
   type Organization,
   type RunningSimulator,
 } from "../simulator/index.js";
+import { demoPostgres, demoRole, startDemoClient, type DemoPostgres } from "./demo-computes.js";
 import { createSplitLogger } from "../logger.js";
 import { startAlertPrinter } from "./alert-printer.js";
 import { DemoTally, terminalLogStream } from "./demo-terminal.js";
@@ -40,9 +42,16 @@ options:
   --log-level L     level of the exporter's log file (default info)
   --log-file FILE   the exporter's log (default: exporter.log in the demo's temporary folder,
                     removed when the demo stops); the terminal shows its warnings and errors
-  --summary-every S seconds between two summaries in the terminal (default 30; 0: none)`;
+  --summary-every S seconds between two summaries in the terminal (default 30; 0: none)
+  --postgres-url URL
+                    a PostgreSQL server (a superuser's URL) to host the simulated computes on,
+                    for the compute probe (env PGCP_DEMO_POSTGRES_URL; default: a throwaway
+                    server when PostgreSQL's server is installed)
+  --no-computes     no computes: the compute probe stays off`;
 
 const DEMO_KEY = "demo-key";
+/** The database the simulated computes serve, as the service's default. */
+const DEMO_DATABASE = "neondb";
 /** The second organisation's own key (an org key: it sees that organisation's projects). */
 const DEMO_ORG_KEY = "demo-globex-key";
 /** Projects in each of the demo's two organisations. */
@@ -55,6 +64,8 @@ const DEMO_OPTIONS = {
   "log-level": { type: "string" },
   "log-file": { type: "string" },
   "summary-every": { type: "string" },
+  "postgres-url": { type: "string" },
+  "no-computes": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -105,16 +116,21 @@ function demoFlags(argv: string[]): DemoFlags | number {
   return { values, projects, seed, summaryEvery };
 }
 
-/** The simulator with live traffic: the personal projects, and two organisations' projects. */
+/**
+ * The simulator with live traffic: the personal projects, and two organisations' projects;
+ * with `computes`, their computes on that PostgreSQL server.
+ */
 async function startDemoSimulator(
   projects: number,
   seed: number,
+  computes: ComputeHostOptions | undefined,
 ): Promise<{ simulator: RunningSimulator; acme: Organization; globex: Organization }> {
   const orgProjects = 2 * ORG_PROJECTS;
   const simulator = await startSimulator({
     apiKey: DEMO_KEY,
     clock: "real",
     seed,
+    ...(computes === undefined ? {} : { computes }),
     // The demo key's user is a member of Acme; Globex is reached with its own key.
     organizations: [
       { name: "Acme Analytics", members: [DEFAULT_USER_ID], projects: ORG_PROJECTS },
@@ -138,13 +154,33 @@ export const demoCommand: Command = {
     const flags = demoFlags(argv);
     if (typeof flags === "number") return flags;
     const { values, projects, summaryEvery } = flags;
-    const { simulator, acme, globex } = await startDemoSimulator(projects, flags.seed);
+    const postgres: DemoPostgres =
+      values["no-computes"] === true
+        ? { reason: "--no-computes" }
+        : await demoPostgres(
+            nonEmpty(values["postgres-url"]) ?? nonEmpty(process.env.PGCP_DEMO_POSTGRES_URL),
+          );
+    const role = demoRole();
+    const computes =
+      "url" in postgres ? { postgresUrl: postgres.url, database: DEMO_DATABASE, role } : undefined;
+    let started;
+    try {
+      started = await startDemoSimulator(projects, flags.seed, computes);
+    } catch (error) {
+      if ("stop" in postgres) await postgres.stop();
+      throw error;
+    }
+    const { simulator, acme, globex } = started;
+    const stopPostgres = async () => {
+      if ("stop" in postgres) await postgres.stop();
+    };
     const stateDir = await mkdtemp(path.join(tmpdir(), "pgcp-demo-"));
     let config;
     try {
-      config = demoConfig(simulator.apiUrl, acme.id, stateDir, values);
+      config = demoConfig(simulator, acme.id, stateDir, values);
     } catch (error) {
       await simulator.close();
+      await stopPostgres();
       await rm(stateDir, { recursive: true, force: true });
       if (!(error instanceof ConfigError)) throw error;
       process.stderr.write(`pgcp-exporter demo: ${error.message}\n`);
@@ -175,6 +211,8 @@ export const demoCommand: Command = {
           PGCP_DEMO_GLOBEX_KEY: DEMO_ORG_KEY,
           PGCP_WEBHOOK_URL: printer.url,
           PGCP_WEBHOOK_SECRET: printer.secret,
+          PGCP_COMPUTE_USER: role.name,
+          PGCP_COMPUTE_PASSWORD: role.password,
         },
       });
     } catch (error) {
@@ -182,6 +220,7 @@ export const demoCommand: Command = {
       await printer.close();
       await closeLog();
       await simulator.close();
+      await stopPostgres();
       await rm(stateDir, { recursive: true, force: true });
       // A port in use says which, and how to choose another (--listen or PGCP_LISTEN).
       process.stderr.write(
@@ -189,9 +228,14 @@ export const demoCommand: Command = {
       );
       return 1;
     }
+    const client =
+      computes === undefined
+        ? undefined
+        : startDemoClient(simulator, DEMO_KEY, role, DEMO_DATABASE);
     process.stderr.write(
       banner({
         serverUrl: exporter.server.url,
+        computes: "url" in postgres ? { label: postgres.label } : { reason: postgres.reason },
         simulator,
         acme,
         globex,
@@ -211,10 +255,12 @@ export const demoCommand: Command = {
 
     await untilStopped();
     if (summaries !== undefined) clearInterval(summaries);
+    await client?.stop();
     await exporter.stop();
     summarize();
     await printer.close();
     await simulator.close();
+    await stopPostgres();
     await closeLog();
     await rm(stateDir, { recursive: true, force: true });
     process.stderr.write("demo stopped\n");
@@ -222,16 +268,20 @@ export const demoCommand: Command = {
   },
 };
 
-/** The exporter's configuration: two accounts against the simulator, short intervals. */
+/**
+ * The exporter's configuration: two accounts against the simulator, short intervals; with the
+ * simulator's computes, the compute probe reading them, its advice sent to the printer too.
+ */
 function demoConfig(
-  apiUrl: string,
+  simulator: RunningSimulator,
   acmeId: string,
   stateDir: string,
   values: DemoFlags["values"],
 ): Config {
+  const port = simulator.computePort;
   return resolveConfig("demo", [
     {
-      api: { url: apiUrl },
+      api: { url: simulator.apiUrl },
       accounts: [
         { name: "personal", keyEnv: "PGCP_DEMO_KEY", projects: "all", orgs: [acmeId] },
         { name: "globex", keyEnv: "PGCP_DEMO_GLOBEX_KEY", projects: "all" },
@@ -241,6 +291,38 @@ function demoConfig(
       listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
       poll: { interval: 5, fastInterval: 2, endpointsInterval: 10 },
       log: { level: values["log-level"] ?? "info" },
+      ...(port === undefined
+        ? {}
+        : {
+            computes: {
+              enabled: true,
+              port,
+              database: DEMO_DATABASE,
+              sslmode: "disable",
+              interval: 10,
+              timeout: 3,
+              advice: { warmup: "1m", window: "1m" },
+            },
+            // The webhook of PGCP_WEBHOOK_URL, taking compute_advice too (a sink does only
+            // when its match names it).
+            sinks: [
+              {
+                name: "webhook",
+                kind: "webhook",
+                match: [
+                  {
+                    kinds: [
+                      "operation_failed",
+                      "operation_stuck",
+                      "operation_retrying",
+                      "operation_recovered",
+                    ],
+                  },
+                  { kinds: ["compute_advice"] },
+                ],
+              },
+            ],
+          }),
     },
   ]);
 }
@@ -260,6 +342,8 @@ function untilStopped(): Promise<void> {
 /** Where to look, printed once the demo runs. */
 function banner(at: {
   readonly serverUrl: string;
+  /** Where the computes the probe reads are, or why there are none. */
+  readonly computes: { readonly label: string } | { readonly reason: string };
   readonly simulator: RunningSimulator;
   readonly acme: Organization;
   readonly globex: Organization;
@@ -281,6 +365,17 @@ function banner(at: {
       `  accounts:   personal: key "${DEMO_KEY}", its ${at.projects} projects and ${acme.name} (${acme.id})`,
       `              globex: key "${DEMO_ORG_KEY}", ${globex.name} (${globex.id})`,
       `  alerts:     printed below as they arrive (a signed webhook to ${at.printerUrl})`,
+      ...("label" in at.computes
+        ? [
+            `  computes:   probed on ${at.computes.label};`,
+            `              a client keeps the first personal project's endpoint busy with a cache`,
+            `              too small for it: the status page shows its file cache hit ratio, and`,
+            `              a larger compute is advised (alert ADVICE) after about 2 minutes`,
+          ]
+        : [
+            `  computes:   not probed: ${at.computes.reason}; install it, or pass --postgres-url`,
+            `              postgres://… (a superuser's URL), to see the compute probe`,
+          ]),
       `  state:      ${at.stateDir}`,
       `  log:        ${at.logFile} (every operation; warnings and errors also below)`,
       ...(summaryEvery > 0 ? [`  summary:    below, every ${summaryEvery} s`] : []),

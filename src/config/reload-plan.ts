@@ -9,8 +9,9 @@ import type { Config } from "./schema.js";
 /**
  * The settings a running exporter applies on reload: which projects it watches (with the
  * single-key settings; `accounts` waits for a restart), where alerts
- * go and which it raises, the silences, stuck thresholds, the log level and who may reach the
- * HTTP server.
+ * go and which it raises, the silences, stuck thresholds, the log level, who may reach the
+ * HTTP server, and the compute probe (`computes`; an account's own `accounts[].computes` waits
+ * for a restart with the accounts).
  */
 export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["projects"],
@@ -26,6 +27,7 @@ export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["stuck"],
   ["log", "level"],
   ["web"],
+  ["computes"],
 ];
 
 export interface ReloadPlan {

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { ALERT_KINDS } from "../store/index.js";
-import { durationSchema } from "./duration.js";
+import { computeOverrideSchema, computesSchema } from "./computes-schema.js";
+import { durationSchema, parseDuration } from "./duration.js";
 import { unknownKey, type SettingHint, type SettingHints } from "./problems.js";
 import { silencesSchema } from "./silences.js";
 
@@ -170,6 +171,8 @@ const accountSchema = z
     projects: projectsSchema.optional(),
     /** Organisations whose projects are all watched (each listed with `GET /projects?org_id=`). */
     orgs: z.array(orgIdSchema).min(1, "lists no organisation").optional(),
+    /** How this account's computes are probed, where it differs from `computes`. */
+    computes: computeOverrideSchema.optional(),
   })
   .strict()
   .refine((a) => a.projects !== undefined || a.orgs !== undefined, {
@@ -265,6 +268,7 @@ const SINK_KINDS = {
         operation_failed: z.enum(PAGERDUTY_SEVERITIES).default("critical"),
         operation_stuck: z.enum(PAGERDUTY_SEVERITIES).default("warning"),
         operation_retrying: z.enum(PAGERDUTY_SEVERITIES).default("info"),
+        compute_advice: z.enum(PAGERDUTY_SEVERITIES).default("info"),
       })
       .prefault({}),
   },
@@ -291,6 +295,7 @@ const SINK_KINDS = {
         operation_failed: labelValue.default("critical"),
         operation_stuck: labelValue.default("warning"),
         operation_retrying: labelValue.default("info"),
+        compute_advice: labelValue.default("info"),
       })
       .prefault({}),
     /** Static labels added to every alert (e.g. `team`). */
@@ -313,6 +318,7 @@ const SINK_KINDS = {
         operation_failed: z.url({ protocol: /^https?$/ }).optional(),
         operation_stuck: z.url({ protocol: /^https?$/ }).optional(),
         operation_retrying: z.url({ protocol: /^https?$/ }).optional(),
+        compute_advice: z.url({ protocol: /^https?$/ }).optional(),
       })
       .default({}),
   },
@@ -469,6 +475,11 @@ export const configSchema = z
      * The status page at `/`: `full` (projects, failures, the outbox and dead letters, with ids
      * and error texts), `summary` (counts only), or `off` (no page).
      */
+    /**
+     * The compute probe (off by default): reads the file cache and connections of active
+     * computes, never waking one and never keeping one awake (`computes-schema.ts`).
+     */
+    computes: computesSchema.prefault({}),
     status: z
       .object({ page: z.enum(["off", "summary", "full"]).default("full") })
       .strict()
@@ -514,7 +525,37 @@ export const configSchema = z
   .strict()
   // Also when other settings are wrong, so that every problem is listed at once.
   .superRefine(checkAccounts, { when: () => true })
-  .superRefine(checkHistory, { when: () => true });
+  .superRefine(checkHistory, { when: () => true })
+  .superRefine(checkComputeListings, { when: () => true });
+
+/**
+ * The compute probe reads only endpoints whose latest listing says they are active: it needs the
+ * listings. Reads the input loosely, as `checkAccounts`.
+ */
+function checkComputeListings(
+  config: {
+    computes?: { enabled?: unknown };
+    accounts?: unknown;
+    poll?: { endpointsInterval?: unknown };
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const interval = config.poll?.endpointsInterval;
+  const seconds = typeof interval === "string" ? parseDuration(interval) : interval;
+  if (seconds !== 0) return;
+  const accounts = Array.isArray(config.accounts) ? (config.accounts as unknown[]) : [];
+  const accountOn = accounts.some(
+    (a) => isRecord(a) && isRecord(a.computes) && a.computes.enabled === true,
+  );
+  if (config.computes?.enabled === true || accountOn) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["poll", "endpointsInterval"],
+      message:
+        "is 0, which turns the endpoint listings off: the compute probe reads only endpoints a listing says are active (give an interval, e.g. 10m)",
+    });
+  }
+}
 
 /** The archive needs the Postgres store. Reads the input loosely, as `checkAccounts`. */
 function checkHistory(
@@ -613,6 +654,10 @@ const RULE_HINTS = (prefix: string): SettingHints => ({
 });
 
 const URL_HINT = (example: string): SettingHint => ({ expects: "an http(s) URL", example });
+const CA_FILE_HINT: SettingHint = {
+  expects: "a file's path (PEM certificates)",
+  example: '"/etc/pgcp-exporter/compute-ca.pem"',
+};
 const VARIABLE_HINT = (example: string): SettingHint => ({
   expects: "the name of an environment variable",
   example,
@@ -660,6 +705,23 @@ export const CONFIG_HINTS: SettingHints = {
     expects: "a list of organisation ids",
     example: "[org-platform-team-12345678]",
   },
+  "accounts[].computes": {
+    expects: "a mapping of compute probe settings",
+    example:
+      "{userEnv: PGCP_PRODUCTION_COMPUTE_USER, passwordEnv: PGCP_PRODUCTION_COMPUTE_PASSWORD}",
+  },
+  "accounts[].computes.enabled": { example: "true" },
+  "accounts[].computes.userEnv": VARIABLE_HINT("PGCP_PRODUCTION_COMPUTE_USER"),
+  "accounts[].computes.passwordEnv": VARIABLE_HINT("PGCP_PRODUCTION_COMPUTE_PASSWORD"),
+  "accounts[].computes.database": { expects: "a database name", example: "neondb" },
+  "accounts[].computes.port": { expects: "a port number", example: "5432" },
+  "accounts[].computes.caFile": CA_FILE_HINT,
+  "computes.caFile": CA_FILE_HINT,
+  "computes.ignoreUsers": { expects: "a list of role names", example: "[cloud_admin]" },
+  "computes.ignoreApplications": {
+    expects: "a list of application names (a trailing * matches any end)",
+    example: '["nightly-report", "monitor-*"]',
+  },
   sinks: { expects: "a list of sinks", example: "[{name: oncall, kind: slack}]" },
   "sinks[].name": { expects: "a name of lowercase letters, digits, - or _", example: "oncall" },
   "sinks[].drop": { expects: "a list of rules", example: "[{actions: [check_availability]}]" },
@@ -686,6 +748,7 @@ export const CONFIG_HINTS: SettingHints = {
   "sinks[].runbookUrls.operation_failed": URL_HINT('"https://runbooks.example.com/failed"'),
   "sinks[].runbookUrls.operation_stuck": URL_HINT('"https://runbooks.example.com/stuck"'),
   "sinks[].runbookUrls.operation_retrying": URL_HINT('"https://runbooks.example.com/retrying"'),
+  "sinks[].runbookUrls.compute_advice": URL_HINT('"https://runbooks.example.com/compute-advice"'),
   silences: {
     expects: "a list of silences",
     example: '[{name: nightly, cron: "0 2 * * *", duration: 2h}]',

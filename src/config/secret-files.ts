@@ -106,6 +106,19 @@ export function secretsInFile(file: RawConfig): string[] {
       );
     }
   });
+  const computePassword = (section: unknown, path: string) => {
+    if (typeof section === "object" && section !== null && "password" in section) {
+      problems.push(
+        `${path}.password: a secret is not read from the file: name an environment variable in passwordEnv`,
+      );
+    }
+  };
+  computePassword(file.computes, "computes");
+  accounts.forEach((account, i) => {
+    if (typeof account === "object" && account !== null && "computes" in account) {
+      computePassword(account.computes, `accounts[${i}].computes`);
+    }
+  });
   const sinks = Array.isArray(file.sinks) ? (file.sinks as unknown[]) : [];
   sinks.forEach((sink, i) => {
     if (typeof sink !== "object" || sink === null) return;

@@ -1,4 +1,5 @@
 import type { ResolvedAccount } from "./accounts.js";
+import type { ResolvedComputes } from "./computes.js";
 import type { Config } from "./schema.js";
 import type { ResolvedSink } from "./sinks.js";
 import type { WebSecurity } from "./web-config.js";
@@ -11,4 +12,6 @@ export interface Settings {
   readonly sinks: ResolvedSink[];
   /** The web configuration file's TLS and users, when `web.configFile` names one. */
   readonly web: WebSecurity | undefined;
+  /** How each account's computes are probed, with the passwords; absent: none is probed. */
+  readonly computes?: ResolvedComputes;
 }

@@ -4,11 +4,20 @@
  * watched projects and their discovery. `createDaemon` runs them.
  */
 import type { ApiClient } from "../api/index.js";
-import { alertHook, type NotifierObserver } from "../alerts/index.js";
+import { alertHook, alertRouter, type NotifierObserver } from "../alerts/index.js";
 import { systemClock, type Clock } from "../clock.js";
-import { accountPlans, type Config, type ResolvedSink } from "../config/index.js";
+import { ComputeMonitor, monitorSettings } from "../computes/index.js";
+import {
+  accountPlans,
+  NO_COMPUTES,
+  type Config,
+  type ResolvedComputes,
+  type ResolvedSink,
+} from "../config/index.js";
 import type { LeaseManager, LeaseObserver } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
+import { isEndStatus } from "../contract/index.js";
+import type { Alert, ProjectState } from "../store/index.js";
 import { broadcast, type DaemonObserver, type PollOptions } from "../sync/index.js";
 import { createAccountRunner, type AccountRunner } from "./account-runner.js";
 import { effectsApplier } from "./apply-effects.js";
@@ -39,6 +48,8 @@ export interface DaemonDependencies {
   readonly leaseObserver?: LeaseObserver;
   /** The process's clocks (default the system's); tests step its wall clock. */
   readonly clock?: Clock;
+  /** How each account's computes are probed (see `resolveComputes`); none: none is. */
+  readonly computes?: ResolvedComputes;
 }
 
 export interface DaemonAssembly {
@@ -51,6 +62,10 @@ export interface DaemonAssembly {
   readonly accounts: readonly AccountRunner[];
   readonly watched: WatchedProjects;
   readonly discovery: ProjectDiscovery;
+  /** The compute probe; it reads nothing while no account's computes are probed. */
+  readonly computes: ComputeMonitor;
+  /** Routes alerts raised outside a poll from now on (a reload's sinks and silences). */
+  readonly setAlertRouting: (config: Config, sinks: readonly ResolvedSink[]) => void;
 }
 
 export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] = []): PollOptions {
@@ -70,10 +85,36 @@ export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] =
   };
 }
 
+/** The endpoints of a committed state's open operations. */
+function endpointsUnderWay(state: ProjectState | undefined): ReadonlySet<string> {
+  const busy = new Set<string>();
+  for (const t of state?.tracked ?? []) {
+    if (t.endpointId !== undefined && !isEndStatus(t.status)) busy.add(t.endpointId);
+  }
+  return busy;
+}
+
 export function assembleDaemon(config: Config, deps: DaemonDependencies): DaemonAssembly {
   const { backend, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  const notify = broadcast(deps.observers ?? [], (error) => {
+  // The compute probe hears the listings first-hand: when each arrived decides what it may read.
+  const computes = new ComputeMonitor({
+    settings: monitorSettings(config, deps.computes ?? NO_COMPUTES),
+    accountOf: (projectId) => roster.accountOf(projectId),
+    busyEndpoints: (projectId) => endpointsUnderWay(roster.sync(projectId)?.state),
+    report: {
+      computeChanged: (...args) => {
+        notify.computeChanged(...args);
+      },
+      computeForgotten: (...args) => {
+        notify.computeForgotten(...args);
+      },
+    },
+    raise: (projectId, alert) => raise(projectId, alert),
+    logger,
+    clock,
+  });
+  const notify = broadcast([...(deps.observers ?? []), computes], (error) => {
     logger.error(errorFields(error), "an observer failed");
   });
   const clientOf = (account: string): ApiClient => {
@@ -142,5 +183,30 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     graceSeconds: config.discoveryGrace,
   });
   const discovery = new ProjectDiscovery({ accounts, watched, notify, logger });
-  return { clock, leases, roster, delivery, accounts, watched, discovery };
+
+  let route = alertRouter(config, deps.sinks ?? []);
+  /** An alert raised outside a poll, routed and added to its project's outbox. */
+  const raise = async (projectId: string, alert: Alert): Promise<void> => {
+    const nowMs = clock.wall();
+    const routed = route?.([alert], nowMs);
+    if (routed === undefined || routed.entries.length === 0) return;
+    const dropped = await roster.addAlerts(projectId, routed.entries, nowMs);
+    if (dropped === undefined) return;
+    if (dropped.length > 0) notify.alertsDropped(projectId, dropped.length);
+    deliver();
+  };
+  const setAlertRouting = (next: Config, sinks: readonly ResolvedSink[]) => {
+    route = alertRouter(next, sinks);
+  };
+  return {
+    clock,
+    leases,
+    roster,
+    delivery,
+    accounts,
+    watched,
+    discovery,
+    computes,
+    setAlertRouting,
+  };
 }

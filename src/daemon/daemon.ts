@@ -5,11 +5,14 @@
  */
 import { setMaxListeners } from "node:events";
 import type { Notifier } from "../alerts/index.js";
+import { monitorSettings, type ComputeMonitor } from "../computes/index.js";
 import {
   accountPlans,
   displayUrl,
+  NO_COMPUTES,
   type AccountPlan,
   type Config,
+  type ResolvedComputes,
   type ResolvedSink,
 } from "../config/index.js";
 import type { LeaseManager } from "../leases/index.js";
@@ -32,6 +35,8 @@ export interface Daemon {
   readonly notifier: Notifier;
   /** Shares the projects with other replicas; undefined with the file store. */
   readonly leases: LeaseManager | undefined;
+  /** The compute probe (it reads nothing while no account's computes are probed). */
+  readonly computes: ComputeMonitor;
   /**
    * Settles with the reason when the daemon can no longer do its job while it runs (its state
    * directory was taken by another process); never settles otherwise. The process should stop.
@@ -53,10 +58,14 @@ export interface Daemon {
   start(ready?: () => Promise<void>): Promise<void>;
   /**
    * Applies a reloaded configuration's live settings (`planReload`): the watched projects and
-   * discovery, the sinks, alert rules and routing, stuck thresholds. Polls in flight finish
-   * under the settings they started with.
+   * discovery, the sinks, alert rules and routing, stuck thresholds, the compute probe. Polls
+   * and probes in flight finish under the settings they started with.
    */
-  reconfigure(next: Config, sinks: readonly ResolvedSink[]): Promise<void>;
+  reconfigure(
+    next: Config,
+    sinks: readonly ResolvedSink[],
+    computes?: ResolvedComputes,
+  ): Promise<void>;
   /** Stops polling (a poll in flight is abandoned without a commit) and releases everything. */
   stop(): Promise<void>;
 }
@@ -67,7 +76,8 @@ export function createDaemon(
   registry?: DaemonRegistry,
 ): Daemon {
   const { backend, logger: log } = deps;
-  const { leases, roster, delivery, accounts, watched, discovery } = assembleDaemon(config, deps);
+  const { leases, roster, delivery, accounts, watched, discovery, computes, setAlertRouting } =
+    assembleDaemon(config, deps);
   registry?.fill(accounts, leases);
   const store: StateStore = backend.store;
   /** The live settings (a reload changes them); the rest of `config` stays as started. */
@@ -87,6 +97,7 @@ export function createDaemon(
     store,
     notifier: delivery.notifier,
     leases,
+    computes,
     failed,
     projects: () => roster.ids(),
     project: (id) => roster.sync(id),
@@ -119,6 +130,7 @@ export function createDaemon(
       await leases?.start();
       for (const account of accounts) account.scheduler.start();
       delivery.notifier.start();
+      computes.start();
       log.info(
         {
           projects: roster.size,
@@ -130,9 +142,11 @@ export function createDaemon(
         "exporter started",
       );
     },
-    async reconfigure(next, nextSinks) {
+    async reconfigure(next, nextSinks, nextComputes) {
       roster.setPollOptions(pollOptionsFrom(next, nextSinks));
       await delivery.setSinks(nextSinks, next.alerts);
+      setAlertRouting(next, nextSinks);
+      computes.reconfigure(monitorSettings(next, nextComputes ?? NO_COMPUTES));
       live = liveSettings(next);
       watched.setGrace(live.discoveryGrace);
       await discovery.follow(live.discovery);
@@ -140,6 +154,7 @@ export function createDaemon(
       for (const account of accounts) account.scheduler.retryRefused();
     },
     async stop() {
+      await computes.stop();
       discovery.stop();
       watched.stop();
       await Promise.all(accounts.map((a) => a.scheduler.stop()));

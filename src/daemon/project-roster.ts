@@ -6,7 +6,12 @@
  */
 import type { OutboxOwner } from "../alerts/index.js";
 import { LeaseLostError } from "../store/fencing.js";
-import type { ProjectState, StateStore } from "../store/index.js";
+import {
+  addToOutbox,
+  type OutboxEntry,
+  type ProjectState,
+  type StateStore,
+} from "../store/index.js";
 import {
   ProjectSync,
   type OperationsSource,
@@ -133,6 +138,28 @@ export class ProjectRoster {
     } finally {
       if (this.#inFlight.get(projectId) === step) this.#inFlight.delete(projectId);
     }
+  }
+
+  /**
+   * Adds alerts raised outside a poll (the compute probe's advice) to a watched project's outbox
+   * in one commit, after the polls' and deliveries' commits before it. Resolves with those the
+   * full outbox had no room for, or undefined when the project is not watched or has no
+   * committed state yet (nothing is added then).
+   */
+  async addAlerts(
+    projectId: string,
+    entries: readonly OutboxEntry[],
+    nowMs: number,
+  ): Promise<OutboxEntry[] | undefined> {
+    const watched = this.#projects.get(projectId);
+    if (watched === undefined) return undefined;
+    let dropped: OutboxEntry[] = [];
+    const changed = await watched.owner.updateOutbox(nowMs, (state) => {
+      const added = addToOutbox(state.outbox, entries, this.options.outboxLimit);
+      dropped = added.dropped;
+      return { outbox: added.outbox, deadLetters: state.deadLetters };
+    });
+    return changed ? dropped : undefined;
   }
 
   /** Resolves once the project's poll in flight, if any, has settled (also once dropped). */

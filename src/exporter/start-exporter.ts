@@ -5,10 +5,13 @@
  */
 import {
   loadWebConfig,
+  NO_COMPUTES,
   planReload,
   resolveAccounts,
+  resolveComputes,
   resolveSinks,
   type ResolvedAccount,
+  type ResolvedComputes,
   type Config,
   type ResolvedSink,
   type Settings,
@@ -51,6 +54,8 @@ export interface ExporterOptions {
   /** The accounts with their keys; by default resolved from `env`. */
   readonly accounts?: readonly ResolvedAccount[];
   readonly sinks?: readonly ResolvedSink[];
+  /** How each account's computes are probed; by default resolved from `env`. */
+  readonly computes?: ResolvedComputes;
   /** The web configuration; by default read from `web.configFile`, if set. */
   readonly web?: WebSecurity | undefined;
   /** More observers of the daemon (the demo's summary). */
@@ -68,6 +73,7 @@ export async function startExporter(
   // Throws a ConfigError naming a missing variable (never a secret's value).
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
   const accounts = opts.accounts ?? resolveAccounts(config, opts.env ?? process.env);
+  const computes = opts.computes ?? resolveComputes(config, opts.env ?? process.env);
   const apiKeys = accounts.map((a) => a.key);
   const clock = opts.clock ?? systemClock;
   const web =
@@ -91,7 +97,7 @@ export async function startExporter(
     sinks: statusPageSinks(sinks),
     silences: config.silences,
     notReadyReason: () => ready.reason(),
-    secrets: statusPageSecrets(apiKeys, sinks),
+    secrets: statusPageSecrets(apiKeys, sinks, computes),
     now: () => clock.wall(),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
   });
@@ -112,6 +118,7 @@ export async function startExporter(
         ...(opts.observers ?? []),
       ],
       sinks,
+      computes,
       notifierObserver: metrics.notifierObserver,
       leaseObserver: metrics.leaseObserver,
       clock,
@@ -146,8 +153,12 @@ export async function startExporter(
       server.updateAccess(next.web, plan.config.web.healthWithoutAuth);
       logger.level = plan.config.log.level;
       statusPage.setSilences(plan.config.silences);
-      statusPage.setSinks(statusPageSinks(next.sinks), statusPageSecrets(apiKeys, next.sinks));
-      await daemon.reconfigure(plan.config, next.sinks);
+      const nextComputes = next.computes ?? NO_COMPUTES;
+      statusPage.setSinks(
+        statusPageSinks(next.sinks),
+        statusPageSecrets(apiKeys, next.sinks, nextComputes),
+      );
+      await daemon.reconfigure(plan.config, next.sinks, nextComputes);
       current = plan.config;
       return plan.restartNeeded;
     },

@@ -20,8 +20,8 @@ const LEVEL_MEANING: Readonly<Record<(typeof DETAIL_LEVELS)[number], string>> = 
   minimal:
     "what the shipped alert rules read, and whether each project is polled: operations, stuck operations, project health, and every family without a `project` label",
   standard:
-    "also what the shipped dashboards read; an endpoint is two series, `pgcp_endpoint_info` (its sizes and auto-suspend delay as labels) and `pgcp_endpoint_current_state`, and its starts, suspends and sizes are summed per project",
-  full: "every family: an endpoint's state as a state set, its sizes, limits and last activity as gauges, its starts and suspends as counters",
+    "also what the shipped dashboards read; an endpoint is three series, `pgcp_endpoint_info` (its sizes and auto-suspend delay as labels), `pgcp_endpoint_current_state` and `pgcp_endpoint_max_connections`, and its starts, suspends and sizes are summed per project; with the compute probe on, an active compute's file cache hit ratio, connections, advice and probe health",
+  full: "every family: an endpoint's state as a state set, its sizes, limits and last activity as gauges, its starts and suspends as counters, and its compute's file cache counters",
 };
 
 const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = {
@@ -34,6 +34,11 @@ const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = 
     title: "Endpoints",
     intro:
       "From each project's latest endpoint listing; starts and suspends come from the committed totals. The series of an endpoint missing from the latest listing (deleted) disappear.",
+  },
+  computes: {
+    title: "Computes",
+    intro:
+      "Read by the compute probe, which is off unless `computes.enabled` is set ([configuration.md](configuration.md#computes)): it connects only to computes the latest listing says are active, and reads one again only while others use it, so that it never wakes a compute nor keeps one awake. A reading belongs to the compute's current start: its series go when the endpoint is no longer active. The probe's own health and failures are at the end of this section.",
   },
   projects: {
     title: "Project health",
@@ -75,6 +80,10 @@ const SOURCES: Readonly<Record<MetricSource, { meaning: string; restart: string 
   runtime: {
     meaning: "read from the running process when the rendering is built",
     restart: "current value",
+  },
+  probe: {
+    meaning: "projected from what the compute probe last read of each active compute",
+    restart: "absent until the compute is read again",
   },
 };
 
@@ -179,7 +188,7 @@ function seriesTable(counts: SeriesCounts): string[] {
   return [
     "### Series per family",
     "",
-    `Series of the families with a \`project\` label, counted in a rendering of ${counts.fleet}, at each level (the families without one add a few hundred series at most, whatever the number of projects; \`docs/performance.md\` gives whole scrapes, bytes included). A histogram counts its \`_bucket\`, \`_sum\` and \`_count\` series. An empty cell: not served at that level; 0: the family has series only while something is the case (an open or stuck operation, a blocked project, a lease, an anomaly, a dropped alert), which this fleet has not. The per-project histogram is served at any level once \`perProjectHistograms\` is on, and is left out of the sums.`,
+    `Series of the families with a \`project\` label, counted in a rendering of ${counts.fleet}, at each level (the families without one add a few hundred series at most, whatever the number of projects; \`docs/performance.md\` gives whole scrapes, bytes included). A histogram counts its \`_bucket\`, \`_sum\` and \`_count\` series. An empty cell: not served at that level; 0: the family has series only while something is the case (an open or stuck operation, a blocked project, a lease, an anomaly, a dropped alert, the compute probe on), which this fleet has not. The per-project histogram is served at any level once \`perProjectHistograms\` is on, and is left out of the sums.`,
     "",
     ...table(
       ["family", "level", ...DETAIL_LEVELS],

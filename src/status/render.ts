@@ -4,6 +4,7 @@
  * error texts come from outside); the page refreshes itself every 10 seconds.
  */
 import type {
+  ComputeStatus,
   DeadLetterView,
   FailureView,
   OpenOperationView,
@@ -174,7 +175,7 @@ ${item("open", c.open, c.open === 1 ? "open operation" : "open operations")}
 ${item("stuck", c.stuck, "stuck", "bad")}
 ${item("pending", c.pending, c.pending === 1 ? "alert pending" : "alerts pending", "warn")}
 ${item("dead-letters", c.deadLetters, c.deadLetters === 1 ? "dead letter" : "dead letters", "bad")}
-</ul>
+${view.computesProbed ? `${item("computes-failing", c.computesFailing, c.computesFailing === 1 ? "compute probe failing" : "compute probes failing", "bad")}\n${item("computes-advised", c.computesAdvised, c.computesAdvised === 1 ? "larger compute advised" : "larger computes advised", "warn")}\n` : ""}</ul>
 </section>`;
 }
 
@@ -185,7 +186,8 @@ function renderProjects(view: StatusView): string {
 <p class="note" id="no-projects">No project is watched yet.</p>
 </section>`;
   }
-  const rows = view.projects.map((p) => renderProject(p, view.generatedAtMs)).join("\n");
+  const computes = view.computesProbed;
+  const rows = view.projects.map((p) => renderProject(p, view.generatedAtMs, computes)).join("\n");
   const note =
     view.projectsOmitted > 0
       ? `<p class="note" id="projects-omitted">Showing ${escapeHtml(view.projects.length)} of ${escapeHtml(view.counts.projects)} projects: blocked and failing ones first, then those with stuck operations or failures in the last hour, then the rest. The other ${escapeHtml(view.projectsOmitted)} are counted in the summary; <a href="metrics">/metrics</a> has every project.</p>`
@@ -193,7 +195,7 @@ function renderProjects(view: StatusView): string {
   return `<section id="projects">
 <h2>Projects</h2>
 <table>
-<thead><tr><th>Project</th><th>Status</th><th>Last successful poll</th><th>Open operations</th><th>Recent failures</th><th>Alerts</th></tr></thead>
+<thead><tr><th>Project</th><th>Status</th><th>Last successful poll</th><th>Open operations</th><th>Recent failures</th><th>Alerts</th>${computes ? "<th>Computes</th>" : ""}</tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -208,7 +210,7 @@ function healthBadge(health: ProjectHealth): string {
   return `<span class="badge ${tone}">${escapeHtml(HEALTH_LABELS[health])}</span>`;
 }
 
-function renderProject(p: StatusProject, nowMs: number): string {
+function renderProject(p: StatusProject, nowMs: number, computes: boolean): string {
   let status = healthBadge(p.health);
   if (p.blocked !== undefined) {
     status += `<div class="blocked">state file <code>${escapeHtml(p.blocked.file)}</code>: ${escapeHtml(p.blocked.problem)}. The project is not polled until the file is moved aside.</div>`;
@@ -230,8 +232,49 @@ function renderProject(p: StatusProject, nowMs: number): string {
 <td class="last-poll">${lastSuccess}</td>
 <td class="open">${renderOpen(p, nowMs)}</td>
 <td class="failures">${renderFailures(p, nowMs)}</td>
-<td class="alerts">${renderAlertCounts(p)}</td>
+<td class="alerts">${renderAlertCounts(p)}</td>${computes ? `\n<td class="computes">${renderComputes(p, nowMs)}</td>` : ""}
 </tr>`;
+}
+
+const PROBE_STATE_LABELS: Readonly<Record<ComputeStatus["state"], string>> = {
+  idle: "idle: not connected to",
+  waiting: "active: first reading due",
+  following: "in use: read every interval",
+  quiet: "not read again before its next start (nobody else used it)",
+  backoff: "probe failed: tried again later, never into an idle compute",
+};
+
+/** What the compute probe knows of the project's computes: readings, advice, failures. */
+function renderComputes(p: StatusProject, nowMs: number): string {
+  if (p.computeCount === 0) return `<span class="muted">none probed</span>`;
+  const items = p.computes.map((c) => renderCompute(c, nowMs)).join("");
+  const more = p.computeCount - p.computes.length;
+  return `<ul>${items}</ul>${more > 0 ? `<span class="muted">and ${escapeHtml(more)} more</span>` : ""}`;
+}
+
+function renderCompute(c: ComputeStatus, nowMs: number): string {
+  const parts = [`<code>${escapeHtml(c.endpointId)}</code>`];
+  const r = c.reading;
+  if (r !== undefined) {
+    const ratio = r.hitRatio === undefined ? "—" : `${r.hitRatio.toFixed(2)}%`;
+    const limit = r.maxConnections === undefined ? "" : ` of ${escapeHtml(r.maxConnections)}`;
+    parts.push(
+      `file cache <span class="hit-ratio">${escapeHtml(ratio)}</span>`,
+      `<span class="connections">${escapeHtml(r.connections)}${limit}</span> connections`,
+      `read ${escapeHtml(formatDuration(nowMs - r.atMs))} ago, started ${escapeHtml(formatDuration(nowMs - r.startedAtMs))} ago`,
+    );
+  }
+  const state = `<div class="muted probe-state">${escapeHtml(PROBE_STATE_LABELS[c.state])}</div>`;
+  const advice =
+    c.advised.length === 0
+      ? ""
+      : `<div class="advice stuck">larger compute advised: ${escapeHtml(c.advised.map((a) => (a === "file_cache" ? "file cache hit ratio" : "connections near max_connections")).join(", "))}</div>`;
+  const f = c.failure;
+  const failure =
+    f === undefined
+      ? ""
+      : `<div class="probe-failure">${escapeHtml(plural(f.count, "failed probe"))} since ${timeAgo(f.sinceMs, nowMs)}: <span class="reason">${escapeHtml(f.reason)}</span> <span class="error">${escapeHtml(f.message)}</span></div>`;
+  return `<li class="compute" data-endpoint="${escapeHtml(c.endpointId)}" data-probe-state="${escapeHtml(c.state)}">${parts.join(" · ")}${state}${advice}${failure}</li>`;
 }
 
 function renderOpen(p: StatusProject, nowMs: number): string {

@@ -6,7 +6,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
 import type { SilenceConfig } from "../config/silences.js";
-import { sinkSecrets, type ResolvedSink } from "../config/index.js";
+import {
+  computeSecrets,
+  NO_COMPUTES,
+  sinkSecrets,
+  type ResolvedComputes,
+  type ResolvedSink,
+} from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
@@ -124,8 +130,9 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
 export function statusPageSecrets(
   apiKeys: readonly string[],
   sinks: readonly ResolvedSink[],
+  computes: ResolvedComputes = NO_COMPUTES,
 ): string[] {
-  return [...apiKeys, ...sinks.flatMap(sinkSecrets)];
+  return [...apiKeys, ...sinks.flatMap(sinkSecrets), ...computeSecrets(computes)];
 }
 
 /** What the page shows of the configured sinks: names and kinds, never their URLs. */

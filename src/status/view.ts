@@ -17,9 +17,14 @@
 import { windowState } from "../alerts/silence-window.js";
 import { displayUrl } from "../config/display-url.js";
 import type { SilenceConfig, SilenceWindow } from "../config/silences.js";
-import { isEndStatus } from "../contract/index.js";
+import { isEndStatus, maxConnectionsFor } from "../contract/index.js";
 import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
-import type { ProjectView } from "../sync/index.js";
+import type {
+  AdviceReason,
+  ComputeProbeState,
+  ProbeFailureReason,
+  ProjectView,
+} from "../sync/index.js";
 import type { StatusTracker, TrackedProject } from "./tracker.js";
 import { systemClock } from "../clock.js";
 
@@ -41,6 +46,8 @@ export interface StatusLimits {
   readonly recentFailureMs: number;
   /** Recently silenced alerts remembered and listed (all projects, newest kept). */
   readonly silencedKept: number;
+  /** Computes listed per project row (those with a failing probe or advice first). */
+  readonly computesShown: number;
 }
 
 export const STATUS_LIMITS: StatusLimits = {
@@ -52,6 +59,7 @@ export const STATUS_LIMITS: StatusLimits = {
   textChars: 500,
   recentFailureMs: 3_600_000,
   silencedKept: 20,
+  computesShown: 10,
 };
 
 /** Where a project stands, worst first. */
@@ -116,6 +124,33 @@ export interface OpenOperationView {
   readonly stuck: boolean;
 }
 
+/** What the compute probe knows of one endpoint's compute. */
+export interface ComputeStatus {
+  readonly endpointId: string;
+  readonly state: ComputeProbeState;
+  /** The latest reading of the compute's current start, if any. */
+  readonly reading:
+    | {
+        readonly atMs: number;
+        readonly startedAtMs: number;
+        /** Percent; undefined before the cache has been read from. */
+        readonly hitRatio: number | undefined;
+        readonly connections: number;
+        readonly maxConnections: number | undefined;
+      }
+    | undefined;
+  /** The current run of failed probes: why, since when, how many, the latest message. */
+  readonly failure:
+    | {
+        readonly reason: ProbeFailureReason;
+        readonly message: string;
+        readonly sinceMs: number;
+        readonly count: number;
+      }
+    | undefined;
+  readonly advised: readonly AdviceReason[];
+}
+
 export interface StatusProject {
   readonly projectId: string;
   readonly health: ProjectHealth;
@@ -147,6 +182,9 @@ export interface StatusProject {
   readonly deadLetters: number;
   /** New alerts dropped because the outbox was full (since start). */
   readonly droppedAlerts: number;
+  /** Computes the probe knows of (none while it is off); capped, problems first. */
+  readonly computes: readonly ComputeStatus[];
+  readonly computeCount: number;
 }
 
 /** An account as the page reads it: the daemon's `DaemonAccount` satisfies it. */
@@ -208,6 +246,10 @@ export interface StatusCounts {
   readonly recentlyFailing: number;
   readonly pending: number;
   readonly deadLetters: number;
+  /** Computes whose latest probe failed. */
+  readonly computesFailing: number;
+  /** Computes for which a larger compute is advised. */
+  readonly computesAdvised: number;
 }
 
 export interface StatusView {
@@ -237,6 +279,8 @@ export interface StatusView {
   readonly silences: readonly SilenceStatus[];
   /** Recently silenced alerts, newest first; at most `limits.silencedKept`. */
   readonly silenced: readonly SilencedView[];
+  /** The compute probe knows of some compute: the page shows its column and counts. */
+  readonly computesProbed: boolean;
   readonly limits: StatusLimits;
 }
 
@@ -372,6 +416,8 @@ export function statusView(options: StatusViewOptions): StatusView {
       recentlyFailing: tally.recentlyFailing,
       pending: tally.pending,
       deadLetters: tally.deadLetters,
+      computesFailing: tally.computesFailing,
+      computesAdvised: tally.computesAdvised,
     },
     projects: rows,
     projectsOmitted: ids.length - rows.length,
@@ -386,6 +432,7 @@ export function statusView(options: StatusViewOptions): StatusView {
     deadLetters: recentDead.items(),
     silences: (options.silences ?? []).map((silence) => silenceStatus(silence, now)),
     silenced: tracker.silenced,
+    computesProbed: tally.computesProbed,
     limits,
   };
 }
@@ -408,6 +455,9 @@ interface ProjectTally {
   readonly deadLetters: number;
   readonly sinks: ReadonlyMap<string, SinkTally>;
   readonly recentDead: NewestFirst<DeadLetterView>;
+  readonly computesProbed: boolean;
+  readonly computesFailing: number;
+  readonly computesAdvised: number;
   /** The projects by rank (problems first), each in the daemon's order. */
   readonly ranked: readonly (readonly { id: string; project: ProjectFacts }[])[];
 }
@@ -433,6 +483,9 @@ function tallyProjects(
   let recentlyFailing = 0;
   let pending = 0;
   let deadLetters = 0;
+  let computesProbed = false;
+  let computesFailing = 0;
+  let computesAdvised = 0;
   const sinks = new Map<string, SinkTally>();
   for (const s of options.sinks) {
     sinks.set(s.name, { kind: s.kind, pending: 0, oldestMs: Infinity, dead: 0 });
@@ -462,6 +515,11 @@ function tallyProjects(
     stuck += summary.stuckCount;
     pending += summary.pending;
     deadLetters += summary.deadLetters;
+    for (const compute of project?.computes?.values() ?? []) {
+      computesProbed = true;
+      if (compute.up === false) computesFailing += 1;
+      if (compute.advised.length > 0) computesAdvised += 1;
+    }
     const newestFailure = tracked?.failures[0];
     const failedRecently =
       newestFailure !== undefined && now - newestFailure.detectedAtMs < limits.recentFailureMs;
@@ -488,7 +546,20 @@ function tallyProjects(
     ranked[rankOf(h, summary, failedRecently)]?.push({ id, project: facts });
   }
 
-  return { health, open, stuck, recentlyFailing, pending, deadLetters, sinks, recentDead, ranked };
+  return {
+    health,
+    open,
+    stuck,
+    recentlyFailing,
+    pending,
+    deadLetters,
+    sinks,
+    recentDead,
+    computesProbed,
+    computesFailing,
+    computesAdvised,
+    ranked,
+  };
 }
 
 /** Where a project's row stands: blocked, failing, stuck or failed lately, catching up, waiting, ok. */
@@ -590,7 +661,46 @@ function projectRow(
     pending: summary.pending,
     deadLetters: summary.deadLetters,
     droppedAlerts: project?.droppedAlerts ?? 0,
+    computes: computeRows(project, limits, clean),
+    computeCount: project?.computes?.size ?? 0,
   };
+}
+
+/** The computes of a project's row: failing probes first, then advice, then the rest. */
+function computeRows(
+  project: ProjectView | undefined,
+  limits: StatusLimits,
+  clean: (text: string) => string,
+): ComputeStatus[] {
+  const computes = [...(project?.computes?.values() ?? [])];
+  if (computes.length === 0) return [];
+  const rank = (c: (typeof computes)[number]) =>
+    c.up === false ? 0 : c.advised.length > 0 ? 1 : c.reading !== undefined ? 2 : 3;
+  const minCu = new Map(project?.endpoints?.map((e) => [e.id, e.autoscaling_limit_min_cu]));
+  return computes
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .slice(0, limits.computesShown)
+    .map(({ c }) => {
+      const cu = minCu.get(c.endpointId);
+      return {
+        endpointId: c.endpointId,
+        state: c.state,
+        reading:
+          c.reading === undefined
+            ? undefined
+            : {
+                atMs: c.reading.atMs,
+                startedAtMs: c.reading.startedAtMs,
+                hitRatio: c.reading.hitRatio,
+                connections: c.reading.connections,
+                maxConnections: cu === undefined ? undefined : maxConnectionsFor(cu),
+              },
+        failure:
+          c.failure === undefined ? undefined : { ...c.failure, message: clean(c.failure.message) },
+        advised: c.advised,
+      };
+    });
 }
 
 /** Keeps the `limit` items with the largest keys, newest first. */

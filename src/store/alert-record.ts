@@ -1,7 +1,9 @@
 /**
  * The alert record: what a person is told about an operation, as the project's state document
  * keeps it in the durable outbox until every sink has it. The alert rules (`alerts/rules.ts`)
- * build it from the sync engine's transitions; each sink renders it in its own format.
+ * build it from the sync engine's transitions; each sink renders it in its own format. A
+ * `compute_advice` alert is about an endpoint's compute, not an operation (`alerts/advice.ts`):
+ * its `operationId` and `action` are empty, its `status` is the reason, and `advice` says more.
  */
 import { z } from "zod";
 
@@ -10,8 +12,34 @@ export const ALERT_KINDS = [
   "operation_stuck",
   "operation_retrying",
   "operation_recovered",
+  "compute_advice",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/**
+ * Kinds a sink takes only when one of its `match` rules names them in `kinds`: low-severity
+ * notices that would be noise where every alert goes.
+ */
+export const OPT_IN_ALERT_KINDS: readonly AlertKind[] = ["compute_advice"];
+
+/** What a `compute_advice` alert advises, and the reading it rests on. */
+export const adviceSchema = z.object({
+  /** `file_cache` or `connections`. */
+  reason: z.string(),
+  /** The file cache hit ratio (percent) at the reading, when known. */
+  hitRatio: z.number().min(0).max(100).nullable(),
+  /** Client sessions at the reading. */
+  connections: z.number().int().nonnegative(),
+  /** `max_connections` of the minimum size, when the size is in the table. */
+  maxConnections: z.number().int().positive().nullable(),
+  minComputeUnits: z.number().positive(),
+  maxComputeUnits: z.number().positive(),
+  /** How long the reason held before it was advised. */
+  windowSeconds: z.number().nonnegative(),
+  /** One sentence for people: what was seen and what to change. */
+  summary: z.string(),
+});
+export type AdviceDetails = z.infer<typeof adviceSchema>;
 
 const optionalString = z.string().optional();
 
@@ -47,6 +75,8 @@ export const alertSchema = z.object({
    * there are none (and in alerts stored before it existed).
    */
   alsoResolves: z.array(z.string()).max(MAX_ALSO_RESOLVES).optional(),
+  /** For `compute_advice`: what is advised and why. */
+  advice: adviceSchema.optional(),
 });
 export type Alert = z.infer<typeof alertSchema>;
 

@@ -5,7 +5,8 @@
  * what is kept of a record, `poll.ts` one poll (walk, follow-ups, the next checkpoint), and
  * `project-sync.ts` the load-poll-commit step. `observer.ts` is what the daemon reports as it
  * runs, and `project-views.ts` what those reports say of each project's health, shared by the
- * metrics and the status page.
+ * metrics and the status page; `compute-views.ts` is what the compute probe reports of each
+ * endpoint's compute.
  */
 export * from "./transitions.js";
 export * from "./tracker.js";
@@ -27,3 +28,4 @@ export { ANOMALY_MEANING, type AnomalyCount, type AnomalyKind } from "./anomalie
 export { MAX_ERROR_LENGTH, OTHER_VALUE } from "./record-bounds.js";
 export * from "./observer.js";
 export * from "./project-views.js";
+export * from "./compute-views.js";

@@ -1,5 +1,6 @@
 import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError } from "../store/index.js";
+import type { ComputeView, ProbeOutcome } from "./compute-views.js";
 import type { PollResult } from "./poll.js";
 
 /**
@@ -30,6 +31,13 @@ export interface DaemonObserver {
   discoveryFailed?(error: unknown, account: string): void;
   /** New alerts found the project's outbox full and were dropped. */
   alertsDropped?(projectId: string, count: number): void;
+  /**
+   * What the compute probe knows of an endpoint's compute changed; `probe` is the outcome of the
+   * probe that changed it, if one did.
+   */
+  computeChanged?(projectId: string, compute: ComputeView, probe?: ProbeOutcome): void;
+  /** The compute probe no longer looks at an endpoint's compute (its account is not probed). */
+  computeForgotten?(projectId: string, endpointId: string): void;
 }
 
 /** Calls every observer; a throwing observer is isolated so the others still hear the event. */
@@ -62,5 +70,7 @@ export function broadcast(
     endpointsFailed: call("endpointsFailed"),
     discoveryFailed: call("discoveryFailed"),
     alertsDropped: call("alertsDropped"),
+    computeChanged: call("computeChanged"),
+    computeForgotten: call("computeForgotten"),
   };
 }

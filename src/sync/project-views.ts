@@ -1,8 +1,9 @@
 /**
  * What is known of each watched project, from the daemon's reports: its committed state, its
  * latest endpoint listing, whether its state file is usable, its latest successful poll and its
- * current run of failed polls. One instance is shared by everything that shows a project's
- * health (the metrics and the status page), so that they can never disagree.
+ * current run of failed polls, and what the compute probe knows of its endpoints' computes. One
+ * instance is shared by everything that shows a project's health (the metrics and the status
+ * page), so that they can never disagree.
  *
  * A project's state is loaded, or found blocked, just before the daemon adds it to the watched
  * list, so those two reports are taken for any project. The others are ignored for a project
@@ -11,6 +12,7 @@
  */
 import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError, StateFileProblem } from "../store/index.js";
+import type { ComputeView } from "./compute-views.js";
 import type { DaemonObserver } from "./observer.js";
 import type { PollResult } from "./poll.js";
 import { systemClock } from "../clock.js";
@@ -49,6 +51,11 @@ export interface ProjectView {
    * shown of an operation's age is on the API's clock, as its stuck alert is.
    */
   readonly clockOffsetMs: number;
+  /**
+   * What the compute probe knows of the listed endpoints' computes, by endpoint id (replaced
+   * whole on every change); undefined while it knows nothing.
+   */
+  readonly computes: ReadonlyMap<string, ComputeView> | undefined;
 }
 
 type MutableView = { -readonly [K in keyof ProjectView]: ProjectView[K] };
@@ -129,7 +136,33 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
 
   endpointsListed(projectId: string, endpoints: readonly Endpoint[]): void {
     const view = this.#watchedView(projectId);
-    if (view !== undefined) view.endpoints = endpoints;
+    if (view === undefined) return;
+    view.endpoints = endpoints;
+    // A deleted endpoint's compute goes with it.
+    const computes = view.computes;
+    if (computes !== undefined) {
+      const listed = new Set(endpoints.map((e) => e.id));
+      if ([...computes.keys()].some((id) => !listed.has(id))) {
+        const kept = [...computes].filter(([id]) => listed.has(id));
+        view.computes = kept.length === 0 ? undefined : new Map(kept);
+      }
+    }
+  }
+
+  computeChanged(projectId: string, compute: ComputeView): void {
+    const view = this.#watchedView(projectId);
+    if (view === undefined) return;
+    if (view.endpoints !== undefined && !view.endpoints.some((e) => e.id === compute.endpointId)) {
+      return;
+    }
+    view.computes = new Map(view.computes).set(compute.endpointId, compute);
+  }
+
+  computeForgotten(projectId: string, endpointId: string): void {
+    const view = this.#watchedView(projectId);
+    if (view?.computes?.has(endpointId) !== true) return;
+    const kept = [...view.computes].filter(([id]) => id !== endpointId);
+    view.computes = kept.length === 0 ? undefined : new Map(kept);
   }
 
   alertsDropped(projectId: string, count: number): void {
@@ -173,6 +206,7 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
         lastSuccessBeforeStart: false,
         failing: undefined,
         droppedAlerts: 0,
+        computes: undefined,
       };
       this.#views.set(projectId, view);
     }

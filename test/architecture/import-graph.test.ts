@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["config"],
   ["api", "sync", "scheduler", "leases"],
   ["alerts"],
-  ["metrics", "status"],
+  ["metrics", "status", "computes"],
   ["server"],
   ["daemon"],
   ["exporter"],

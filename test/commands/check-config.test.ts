@@ -285,3 +285,27 @@ it("checks each account's key, organisations and projects when asked to connect"
   expect(refused.stdout).toContain("(check KEY_PEOPLE)");
   expect(refused.stdout + refused.stderr).not.toContain("wrong-key-456");
 });
+
+it("says which variable of the compute probe is not set, and prints as whom it connects, never the password", async () => {
+  const dir = await tempDir("pgcp-check-");
+  const file = path.join(dir, "config.yaml");
+  await writeFile(file, "computes:\n  enabled: true\n  port: 6432\n");
+  const missing = await cli(["check-config", "--config", file, "--projects", projectId], {
+    PGCP_API_KEY: "k",
+    PGCP_COMPUTE_USER: "monitor",
+  });
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain(
+    "computes.passwordEnv: environment variable PGCP_COMPUTE_PASSWORD is not set",
+  );
+  const password = "compute-pass-0123";
+  const run = await checkConfigHiding(
+    [password],
+    { PGCP_API_KEY: "k", PGCP_COMPUTE_USER: "monitor", PGCP_COMPUTE_PASSWORD: password },
+    ["--config", file],
+  );
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(
+    /computes: +as monitor to port 6432, database neondb, sslmode verify-full; every 60 s while others use a compute/,
+  );
+});

@@ -67,6 +67,8 @@ it("shows alerts and summaries in the terminal, and every operation in the log f
   expect(lines.at(-1)).toBe("demo stopped");
   expect(lines.at(-2)).toMatch(/^summary of the last /);
   expect(terminal).toContain(`log:        ${logFile}`);
+  // The compute probe: shown on a PostgreSQL server when one can be had, else how to have one.
+  expect(terminal).toMatch(/^ {2}computes: +(probed on |not probed: .*pass --postgres-url)/m);
 
   // The terminal holds no log line about single operations, nor any JSON line.
   expect(terminal).not.toMatch(/operation (ended|failed|recovered|new)/);

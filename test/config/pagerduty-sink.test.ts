@@ -48,6 +48,7 @@ describe("a pagerduty sink", () => {
         operation_failed: "critical",
         operation_stuck: "warning",
         operation_retrying: "info",
+        compute_advice: "info",
       },
       drop: [],
       match: [],
@@ -125,7 +126,7 @@ describe("a pagerduty sink", () => {
     ).toEqual([
       'sinks[0].url: must be an http(s) URL, for example "https://events.pagerduty.com/v2/enqueue"',
       "sinks[0].severity.operation_failed: must be one of critical, error, warning, info",
-      "sinks[0].severity.operation_recovered: unknown setting (sinks[0].severity takes operation_failed, operation_stuck, operation_retrying)",
+      "sinks[0].severity.operation_recovered: unknown setting (sinks[0].severity takes operation_failed, operation_stuck, operation_retrying, compute_advice)",
     ]);
   });
 

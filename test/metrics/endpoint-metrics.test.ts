@@ -128,7 +128,7 @@ describe("endpoint metrics", () => {
     );
     expect(family(text, "pgcp_endpoint_max_connections")).toEqual(
       lines(`
-        # HELP pgcp_endpoint_max_connections Postgres max_connections that follows from the minimum size (absent for a size outside the size table).
+        # HELP pgcp_endpoint_max_connections Postgres max_connections that follows from the minimum size (absent for a size outside the size table); it does not grow when the compute scales up.
         # TYPE pgcp_endpoint_max_connections gauge
         pgcp_endpoint_max_connections{project="p-1",endpoint="ep-1"} 901
       `),

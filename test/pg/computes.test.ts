@@ -16,7 +16,7 @@ import type { Endpoint, Operation, OperationsPage } from "../../src/contract/ind
 import { OTHER_FILE_CACHE_COLUMNS } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { waitFor } from "../support/wait.js";
-import { describePg, PG_ADMIN_URL } from "./support.js";
+import { describePg, dropComputeDatabase, PG_ADMIN_URL } from "./support.js";
 
 const FILE_CACHE_COLUMNS = [
   "file_cache_misses",
@@ -72,14 +72,7 @@ describePg("the simulator's computes on a real PostgreSQL", () => {
   afterAll(async () => {
     // Also when the simulator did not start: the database and the role may exist already.
     await (t as TestSimulator | undefined)?.close();
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.query(`DROP ROLE IF EXISTS ${role.name}`);
-    } finally {
-      await admin.end();
-    }
+    await dropComputeDatabase(database, role.name);
   });
 
   /** A client of the endpoint's address on the computes' port (not yet connected). */

@@ -137,3 +137,15 @@ export async function checkArchive(
   }
   return { problems, ended };
 }
+
+/** Drops a compute database and role a test made on the suite's server (each may be absent). */
+export async function dropComputeDatabase(database: string, role: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+  } finally {
+    await admin.end();
+  }
+}

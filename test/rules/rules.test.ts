@@ -38,7 +38,7 @@ const ALERT_RULES = loadAlertRules();
 const TESTS = parse(readFileSync(ALERTS_TESTS, "utf8")) as RuleTests;
 
 describe("config/prometheus/alerts.yml", () => {
-  it("covers operation failures, stuck operations, the exporter, the API and the notifier", () => {
+  it("covers operation failures, stuck operations, the exporter, the API, the notifier and the computes", () => {
     expect(ALERT_RULES.map((r) => r.alert)).toEqual([
       "PgcpOperationsFailing",
       "PgcpOperationFailureRatioHigh",
@@ -55,6 +55,8 @@ describe("config/prometheus/alerts.yml", () => {
       "PgcpAlertBacklog",
       "PgcpAlertsDeadLettered",
       "PgcpAlertsDropped",
+      "PgcpLargerComputeAdvised",
+      "PgcpComputeProbeFailing",
     ]);
     expect(RULES).toHaveLength(ALERT_RULES.length);
   });

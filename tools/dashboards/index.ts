@@ -11,6 +11,7 @@ import { overviewDashboard } from "./overview.js";
 export type { Dashboard } from "./dashboard.js";
 export { PROJECT_MATCHER, HISTOGRAM_SUFFIXES, type SeriesName } from "./promql.js";
 export { PROJECT_VARIABLE_QUERY } from "./dashboard.js";
+export { COMPUTE_PANELS } from "./overview.js";
 
 export interface DashboardFile {
   /** File name in `dashboards/`. */

@@ -1,7 +1,7 @@
 /**
  * The overview dashboard: what the watched projects' control plane does. Operations by action
  * and status, failures, durations, open and stuck operations, endpoints with their states and
- * sizes, cold starts.
+ * sizes, cold starts, and what the compute probe reads of active computes.
  */
 import { finish, newDashboard, type Dashboard } from "./dashboard.js";
 import {
@@ -43,6 +43,17 @@ function durationPanel(q: number) {
     width: 8,
   });
 }
+
+/**
+ * The panels of what the compute probe reads: they have data only while it is on, which needs
+ * computes on a real PostgreSQL (the Postgres tests run them; the other end-to-end test cannot).
+ */
+export const COMPUTE_PANELS = [
+  "File cache hit ratio",
+  "Connections of max_connections",
+  "Probe failures by reason",
+  "Larger compute advised",
+] as const;
 
 /** `max by (project, endpoint, <extra>) (<expr>)`: one row per endpoint, without `__name__`. */
 function perEndpoint(expr: string, ...extra: string[]): string {
@@ -308,6 +319,75 @@ export function overviewDashboard(): Dashboard {
         sortBy: { displayName: "project" },
         width: 24,
         height: 10,
+      }),
+    )
+
+    // The compute probe's readings: empty unless `computes.enabled` is set.
+    .withRow(row("Computes (the compute probe)"))
+    .withPanel(
+      graphPanel({
+        title: "File cache hit ratio",
+        description:
+          "Each active compute's file cache hit ratio since it started, as its `neon_stat_file_cache` view gives it. Below about 99% a transactional workload's working set is not cached. Empty unless the compute probe is on (`computes.enabled`).",
+        queries: [
+          {
+            expr: perEndpoint(sel("pgcp_endpoint_file_cache_hit_ratio")),
+            legend: "{{project}} {{endpoint}}",
+          },
+        ],
+        unit: "percent",
+        width: 6,
+      }),
+    )
+    .withPanel(
+      graphPanel({
+        title: "Connections of max_connections",
+        description:
+          "Each active compute's client sessions as a share of its `max_connections`, which follows the minimum size of its autoscaling range and does not grow when it scales up.",
+        queries: [
+          {
+            expr: `${perEndpoint(sel("pgcp_endpoint_connections"))} / ${perEndpoint(sel("pgcp_endpoint_max_connections"))}`,
+            legend: "{{project}} {{endpoint}}",
+          },
+        ],
+        unit: "percentunit",
+        width: 6,
+      }),
+    )
+    .withPanel(
+      graphPanel({
+        title: "Probe failures by reason",
+        description:
+          "Failed probes of computes per interval, by reason (auth, no_extension, view_columns, timeout, unreachable, …); the status page names the computes and their errors.",
+        queries: [sumBy(["reason"], perInterval(sel("pgcp_compute_probe_failures_total")))],
+        unit: "short",
+        bars: true,
+        interval: "1m",
+        width: 6,
+      }),
+    )
+    .withPanel(
+      tablePanel({
+        title: "Larger compute advised",
+        description:
+          "Computes for which a larger compute is advised, by reason: `file_cache` (the hit ratio stayed below `computes.advice.hitRatio` for the advice window after the warm-up) or `connections` (the sessions stayed near `max_connections`). docs/runbooks.md#pgcplargercomputeadvised says what it costs and what to change.",
+        queries: [
+          {
+            expr: `${perEndpoint(sel("pgcp_endpoint_larger_compute_advised"), "reason")} == 1`,
+          },
+        ],
+        transformations: [
+          {
+            id: "organize",
+            options: {
+              excludeByName: { Time: true, Value: true },
+              indexByName: { project: 0, endpoint: 1, reason: 2 },
+            },
+          },
+        ],
+        sortBy: { displayName: "project" },
+        width: 6,
+        height: 8,
       }),
     );
   return finish(builder);

@@ -17,6 +17,7 @@ export const ALERT_NAMES: Readonly<Record<FiringKind, string>> = {
   operation_failed: "PgcpOperationFailed",
   operation_stuck: "PgcpOperationStuck",
   operation_retrying: "PgcpOperationRetrying",
+  compute_advice: "PgcpLargerComputeAdvised",
 };
 
 export interface AlertmanagerPayloadOptions {
@@ -64,9 +65,10 @@ export function postableAlert(
   labels.project_id = alert.projectId;
   if (alert.branchId !== undefined) labels.branch_id = alert.branchId;
   if (alert.endpointId !== undefined) labels.endpoint_id = alert.endpointId;
-  labels.action = alert.action;
+  // A compute's advice is about no operation: it has neither action nor operation id.
+  if (alert.action !== "") labels.action = alert.action;
   labels.status = alert.status;
-  labels.operation_id = alert.operationId;
+  if (alert.operationId !== "") labels.operation_id = alert.operationId;
   labels.severity = options.severity[alert.kind];
 
   const annotations: Record<string, string> = {
@@ -141,6 +143,9 @@ export function refreshPayload(
 }
 
 function summaryOf(alert: Alert): string {
+  if (alert.kind === "compute_advice") {
+    return `A larger compute is advised for endpoint ${alert.endpointId ?? ""} in project ${alert.projectId} (${alert.status})`;
+  }
   const what =
     alert.kind === "operation_stuck"
       ? `is stuck in ${alert.status}`
@@ -151,6 +156,7 @@ function summaryOf(alert: Alert): string {
 }
 
 function descriptionOf(alert: Alert): string {
+  if (alert.advice !== undefined) return alert.advice.summary;
   const parts = [
     `Operation ${alert.operationId} (${alert.action}) of project ${alert.projectId}`,
     alert.branchId === undefined ? undefined : `branch ${alert.branchId}`,

@@ -110,7 +110,7 @@ export function pagerDutyEvent(
       timestamp: alert.detectedAt,
       ...(component === undefined ? {} : { component }),
       ...(alert.branchId === undefined ? {} : { group: alert.branchId }),
-      class: alert.action,
+      class: alert.kind === "compute_advice" ? alert.kind : alert.action,
       custom_details: {
         ...details,
         error:
@@ -137,8 +137,9 @@ export function pagerDutySummary(alert: Alert): string {
       : alert.branchId !== undefined
         ? ` on branch ${alert.branchId}`
         : "";
-  const head = `${KIND_STYLE[alert.kind].title}: ${alert.action} (${alert.status}) in project ${alert.projectId}${where}`;
-  const error = alert.error?.replace(/\s+/g, " ").trim();
+  const what = alert.kind === "compute_advice" ? alert.status : `${alert.action} (${alert.status})`;
+  const head = `${KIND_STYLE[alert.kind].title}: ${what} in project ${alert.projectId}${where}`;
+  const error = (alert.advice?.summary ?? alert.error)?.replace(/\s+/g, " ").trim();
   const text = error === undefined || error === "" ? head : `${head}: ${error}`;
   return truncatePlain(text, PAGERDUTY_LIMITS.maxSummary);
 }

@@ -83,6 +83,12 @@ export const KIND_STYLE: Readonly<Record<AlertKind, KindStyle>> = {
     word: "recovered",
     rank: 3,
   },
+  compute_advice: {
+    emoji: ":bulb:",
+    title: "Larger compute advised",
+    word: "advised",
+    rank: 4,
+  },
 };
 
 const KINDS_BY_RANK = (Object.keys(KIND_STYLE) as AlertKind[]).sort(
@@ -168,6 +174,7 @@ function kindCounts(alerts: readonly Alert[]): string {
 }
 
 function itemText(alert: Alert, context: ItemContext): string {
+  if (alert.kind === "compute_advice") return adviceText(alert, context);
   const style = KIND_STYLE[alert.kind];
   const lines = [
     `${style.emoji} *${style.title}* · ${inlineCode(alert.action, 100)} · status ${inlineCode(alert.status, 60)} · ${countOf(alert.failuresCount, "failure")}`,
@@ -190,12 +197,26 @@ function itemText(alert: Alert, context: ItemContext): string {
   return text;
 }
 
+/** A compute's advice: the reason, where, and the advice's own sentence. */
+function adviceText(alert: Alert, context: ItemContext): string {
+  const style = KIND_STYLE[alert.kind];
+  const lines = [
+    `${style.emoji} *${style.title}* · reason ${inlineCode(alert.status, 60)}`,
+    whereLine(alert, context.manyProjects),
+    `compute started ${formatTime(alert.createdAt)} · advised ${formatTime(alert.detectedAt)}`,
+  ];
+  if (alert.advice !== undefined) {
+    lines.push(escapeAndTruncate(alert.advice.summary, SLACK_LIMITS.maxErrorText));
+  }
+  return lines.join("\n");
+}
+
 function whereLine(alert: Alert, withProject: boolean): string {
   const parts: string[] = [];
   if (withProject) parts.push(`project ${inlineCode(alert.projectId, 100)}`);
   if (alert.branchId !== undefined) parts.push(`branch ${inlineCode(alert.branchId, 100)}`);
   if (alert.endpointId !== undefined) parts.push(`endpoint ${inlineCode(alert.endpointId, 100)}`);
-  parts.push(`operation ${inlineCode(alert.operationId, 100)}`);
+  if (alert.operationId !== "") parts.push(`operation ${inlineCode(alert.operationId, 100)}`);
   return parts.join(" · ");
 }
 
@@ -233,6 +254,9 @@ function fallbackText(
 
 function plainItem(alert: Alert): string {
   const style = KIND_STYLE[alert.kind];
+  if (alert.kind === "compute_advice") {
+    return `${style.title}: ${alert.status} on ${alert.endpointId ?? alert.projectId}`;
+  }
   const where = alert.endpointId ?? alert.branchId ?? alert.operationId;
   const resolves =
     alert.kind === "operation_recovered" && alert.resolves !== undefined

@@ -28,6 +28,18 @@ export const webhookAlertSchema = z.strictObject({
   link: z.string().nullable(),
   resolves: z.string().nullable(),
   also_resolves: z.array(z.string()),
+  advice: z
+    .strictObject({
+      reason: z.string(),
+      hit_ratio: z.number().nullable(),
+      connections: z.number().int().nonnegative(),
+      max_connections: z.number().int().positive().nullable(),
+      min_compute_units: z.number(),
+      max_compute_units: z.number(),
+      window_seconds: z.number().nonnegative(),
+      summary: z.string(),
+    })
+    .nullable(),
 });
 export type WebhookAlert = z.infer<typeof webhookAlertSchema>;
 
@@ -87,6 +99,22 @@ export function toWebhookAlert(alert: Alert): WebhookAlert {
     link: alert.link ?? null,
     resolves: alert.resolves ?? null,
     also_resolves: [...(alert.alsoResolves ?? [])],
+    advice: adviceOf(alert),
+  };
+}
+
+function adviceOf(alert: Alert): WebhookAlert["advice"] {
+  const a = alert.advice;
+  if (a === undefined) return null;
+  return {
+    reason: a.reason,
+    hit_ratio: a.hitRatio,
+    connections: a.connections,
+    max_connections: a.maxConnections,
+    min_compute_units: a.minComputeUnits,
+    max_compute_units: a.maxComputeUnits,
+    window_seconds: a.windowSeconds,
+    summary: a.summary,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { ALERT_FAMILIES } from "./alerts.js";
 import { API_FAMILIES } from "./api.js";
+import { COMPUTE_FAMILIES } from "./computes.js";
 import { ENDPOINT_FAMILIES } from "./endpoints.js";
 import { EXPORTER_FAMILIES } from "./exporter.js";
 import type { Family } from "./family.js";
@@ -15,6 +16,7 @@ import { PROJECT_FAMILIES } from "./projects.js";
 export const CATALOGUE = [
   ...OPERATION_FAMILIES,
   ...ENDPOINT_FAMILIES,
+  ...COMPUTE_FAMILIES,
   ...PROJECT_FAMILIES,
   ...EXPORTER_FAMILIES,
   ...LEASE_FAMILIES,

@@ -127,11 +127,11 @@ export const ENDPOINT_FAMILIES = [
     name: "pgcp_endpoint_max_connections",
     type: "gauge",
     labels: ["project", "endpoint"],
-    help: "Postgres max_connections that follows from the minimum size (absent for a size outside the size table).",
+    help: "Postgres max_connections that follows from the minimum size (absent for a size outside the size table); it does not grow when the compute scales up.",
     unit: "",
     group: "endpoints",
     source: "listing",
-    level: "full",
+    level: "standard",
     value: perEndpoint((e) => maxConnectionsFor(e.autoscaling_limit_min_cu)),
   },
   {

@@ -23,10 +23,13 @@ export type MetricSource =
   /** Counted from events since the process started. */
   | "events"
   /** Read when the rendering is built (limiter, scheduler, build). */
-  | "runtime";
+  | "runtime"
+  /** Projected from what the compute probe last read of each active compute. */
+  | "probe";
 
 /** The sections of the reference. */
-export type MetricGroup = "operations" | "endpoints" | "projects" | "exporter" | "api" | "alerts";
+export type MetricGroup =
+  "operations" | "endpoints" | "computes" | "projects" | "exporter" | "api" | "alerts";
 
 export interface MetricSpec {
   readonly name: string;

@@ -4,7 +4,7 @@
  * which hear the same reports first; every report makes the rendering stale.
  */
 import type { DaemonObserver } from "../../sync/index.js";
-import { WalkError } from "../../sync/index.js";
+import { PROBE_FAILURE_REASONS, WalkError } from "../../sync/index.js";
 import type { EventFamilies } from "./registry.js";
 
 /** An observer that updates `families`, then calls `changed`. */
@@ -20,6 +20,9 @@ export function daemonObserver(
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
   const alertsSilenced = families.counter("pgcp_alerts_silenced_total");
   const anomalies = families.counter("pgcp_api_anomalies_total");
+  const probes = families.counter("pgcp_compute_probes_total");
+  const probeFailures = families.counter("pgcp_compute_probe_failures_total");
+  let probesSeen = false;
   // Each account's series from the start, so that a first failure is an increase from 0.
   for (const account of accounts) discoveryFailures?.inc({ account }, 0);
   return {
@@ -69,6 +72,23 @@ export function daemonObserver(
     },
     alertsDropped(projectId, count) {
       alertsDropped?.inc({ project: projectId }, count);
+      changed();
+    },
+    computeChanged(_projectId, _compute, probe) {
+      // Every series from the first compute the probe knows (before its first probe), so that
+      // a first failure is an increase from 0.
+      if (!probesSeen) {
+        probesSeen = true;
+        for (const result of ["success", "failure"]) probes?.inc({ result }, 0);
+        for (const reason of PROBE_FAILURE_REASONS) probeFailures?.inc({ reason }, 0);
+      }
+      if (probe !== undefined) {
+        probes?.inc({ result: probe.ok ? "success" : "failure" });
+        if (!probe.ok) probeFailures?.inc({ reason: probe.reason });
+      }
+      changed();
+    },
+    computeForgotten() {
       changed();
     },
   };

@@ -133,6 +133,7 @@ describe("one failed operation, end to end", () => {
       link: `https://console.example.test/projects/${projectId}/operations/${op.id}`,
       resolves: null,
       also_resolves: [],
+      advice: null,
     });
     expect(Date.parse(alert.detected_at)).toBeLessThanOrEqual(Date.parse(payload.sent_at));
     expect(call.headers["idempotency-key"]).toBe(expectedIdempotencyKey([failureId]));

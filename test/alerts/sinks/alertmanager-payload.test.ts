@@ -27,6 +27,7 @@ const OPTIONS: AlertmanagerPayloadOptions = {
     operation_failed: "critical",
     operation_stuck: "warning",
     operation_retrying: "info",
+    compute_advice: "info",
   },
   staticLabels: { team: "platform" },
   runbookUrls: { operation_failed: "https://runbooks.example.test/failed" },

@@ -44,6 +44,7 @@ describe("webhook payload", () => {
       link: failed!.link,
       resolves: null,
       also_resolves: [],
+      advice: null,
     });
     expect(payload.alerts[1]).toMatchObject({ error: null, kind: "operation_stuck" });
     expect(payload.alerts[2]).toMatchObject({ kind: "operation_recovered", resolves: failed!.id });

@@ -1,6 +1,7 @@
 /**
  * A scenario that gives every family of the catalogue at least one series: two projects with
- * committed state, endpoints, a blocked project, and one of each API client event.
+ * committed state, endpoints and a compute the probe read, a blocked project, and one of each
+ * API client event.
  */
 import { WalkError } from "../../../src/sync/index.js";
 import type { ExporterMetrics, ExporterMetricsOptions } from "../../../src/metrics/index.js";
@@ -95,6 +96,35 @@ export function feedEverything(metrics: ExporterMetrics): void {
       suspend_timeout_seconds: 600,
     }),
   ]);
+  const compute = {
+    endpointId: "ep-a1",
+    state: "following",
+    reading: {
+      atMs: T0_MS - 1000,
+      startedAtMs: T0_MS - 3_600_000,
+      hitRatio: 97.5,
+      hits: 975,
+      misses: 25,
+      used: 40,
+      writes: 3,
+      connections: 12,
+    },
+    up: true,
+    lastSuccessMs: T0_MS - 1000,
+    failure: undefined,
+    advised: ["file_cache"],
+  } as const;
+  metrics.computeChanged("p-alpha", compute, { ok: true });
+  metrics.computeChanged(
+    "p-alpha",
+    {
+      ...compute,
+      state: "backoff",
+      up: false,
+      failure: { reason: "timeout", message: "canceling statement", sinceMs: T0_MS, count: 1 },
+    },
+    { ok: false, reason: "timeout" },
+  );
   metrics.endpointsFailed("p-beta", new Error("timeout"));
   metrics.discoveryFailed(new Error("401"), "default");
   metrics.alertsDropped("p-alpha", 3);
