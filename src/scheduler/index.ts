@@ -1,7 +1,8 @@
 /**
- * When each project is polled: the once-a-second tick, per-project due times with jitter, the
- * tiers of the activity plan (open, recent, idle operations) within the request budget, the
- * backoff of what the API refuses (a project gone, a key refused), and nudges.
+ * When each project is polled: the once-a-second tick and a timer to the next due time,
+ * per-project due times with jitter, the activity plan (open operations, then recent activity
+ * by its square root) within the request budget, the backoff of what the API refuses (a
+ * project gone, a key refused), and nudges.
  */
 export * from "./budget.js";
 export {

@@ -1,7 +1,8 @@
 /**
- * The scheduler: a tick once a second dispatches every project whose poll (or
+ * The scheduler: a tick once a second replans and dispatches every project whose poll (or
  * endpoint listing) is due, never two jobs of one project at once, at most `maxConcurrent` in
- * flight; a job that ends makes room for the next one due at once, not at the next tick. Each
+ * flight; between ticks a timer wakes it at the next due time, and a job that ends makes room
+ * for the next one due at once. Each
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. A project's endpoints are listed when a poll sees an operation that changes them
  * start or end, and on a slow timer for drift. When the request budget cannot sustain every
@@ -152,6 +153,9 @@ export class Scheduler {
   private slowInFlight = 0;
   private readonly abort = new AbortController();
   private tickTimer: NodeJS.Timeout | undefined;
+  /** The timer for the next due time between ticks, and when it fires (monotonic ms). */
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAtMs = Infinity;
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
   /** The intervals planned now (the uniform strategy's: one for all but the fast lane). */
   private plan: ActivityPlan = {
@@ -312,13 +316,18 @@ export class Scheduler {
     // A refused key: nothing but one probe at a time, once its wait is over.
     const probe = this.keyRefusal !== undefined;
     if (probe && (this.probing || now < (this.keyRefusal?.retryAtMs ?? 0))) return;
-    const due = [...this.entries.values()]
-      .filter((e) => !e.busy && Math.min(e.nextPollMs, this.endpointsDue(e)) <= now)
-      .sort(
-        (a, b) =>
-          Math.min(a.nextPollMs, this.endpointsDue(a)) -
-          Math.min(b.nextPollMs, this.endpointsDue(b)),
-      );
+    const due: Entry[] = [];
+    let next = Infinity;
+    for (const e of this.entries.values()) {
+      if (e.busy) continue;
+      const at = Math.min(e.nextPollMs, this.endpointsDue(e));
+      if (at <= now) due.push(e);
+      else next = Math.min(next, at);
+    }
+    due.sort(
+      (a, b) =>
+        Math.min(a.nextPollMs, this.endpointsDue(a)) - Math.min(b.nextPollMs, this.endpointsDue(b)),
+    );
     const slowLimit = slowShare(this.options.maxConcurrent);
     for (const entry of due) {
       if (this.inFlight.size >= this.options.maxConcurrent) break;
@@ -326,6 +335,26 @@ export class Scheduler {
       this.run(entry, now, probe);
       if (probe) break;
     }
+    this.wakeAt(probe ? (this.keyRefusal?.retryAtMs ?? next) : next, now);
+  }
+
+  /**
+   * Between ticks, a timer for the next due time: a poll starts when it is due, not at the
+   * tick after it (only once the tick runs; before `start` jobs run when asked).
+   */
+  private wakeAt(atMs: number, now: number): void {
+    if (this.tickTimer === undefined || !Number.isFinite(atMs)) return;
+    if (this.wakeTimer !== undefined && this.wakeAtMs <= atMs) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeAtMs = atMs;
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.wakeAtMs = Infinity;
+        this.dispatch();
+      },
+      Math.max(1, atMs - now),
+    );
   }
 
   /** Waits for every job in flight. */
@@ -339,6 +368,8 @@ export class Scheduler {
    */
   async stop(): Promise<void> {
     clearInterval(this.tickTimer);
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
     this.abort.abort(new Error("the scheduler is stopping"));
     await this.drain();
   }

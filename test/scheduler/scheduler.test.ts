@@ -61,6 +61,29 @@ describe("scheduler", () => {
     for (const r of release.splice(0)) r();
   });
 
+  it("starts a poll when it falls due between two ticks, not at the tick after it", async () => {
+    const started: number[] = [];
+    const t0 = performance.now();
+    scheduler = new Scheduler(
+      { ...options, baseIntervalSeconds: 0.2, fastIntervalSeconds: 0.2 },
+      {
+        poll: () => {
+          started.push(performance.now() - t0);
+          return Promise.resolve({ requests: 1, open: false });
+        },
+        listEndpoints: () => Promise.resolve(undefined),
+      },
+    );
+    scheduler.setProjects(["p"], { immediate: true });
+    scheduler.start();
+    await new Promise((resolve) => setTimeout(resolve, 950));
+    // Every 200 ms, within the first second's tick: the tick alone would poll it once.
+    expect(started.length).toBeGreaterThanOrEqual(4);
+    for (let i = 1; i < started.length; i++) {
+      expect((started[i] ?? 0) - (started[i - 1] ?? 0)).toBeLessThan(400);
+    }
+  });
+
   it("never runs more than maxConcurrent jobs at once", async () => {
     const { jobs, started, release } = heldJobs();
     scheduler = new Scheduler({ ...options, maxConcurrent: 3 }, jobs);
