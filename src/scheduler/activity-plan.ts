@@ -17,15 +17,21 @@ export type Tier = "fast" | "active" | "idle";
 export const TIERS: readonly Tier[] = ["fast", "active", "idle"];
 
 /**
- * The weight an idle project is planned with, and the least weight that makes a project
- * active: one operation's, once it has aged by the active window (see `activityWeight`).
+ * The least weight that makes a project active: one operation's, once it has aged by the active
+ * window (see `activityWeight`).
  */
-export const IDLE_WEIGHT = 1 / 16;
+export const ACTIVE_WEIGHT = 1 / 16;
+
+/**
+ * The weight an idle project is planned with: a sixteenth of the interval of a project with
+ * one fresh operation, so that idle projects reach `maxInterval` before busy ones give up much.
+ */
+export const IDLE_WEIGHT = 1 / 256;
 
 /** How many half-lives of an operation's weight make up the active window. */
 const HALF_LIVES_PER_WINDOW = 4;
 
-/** An operation's weight after `ageMs`: 1 when new, `IDLE_WEIGHT` at the window's end. */
+/** An operation's weight after `ageMs`: 1 when new, `ACTIVE_WEIGHT` at the window's end. */
 export function activityWeight(ageMs: number, activeWindowMs: number): number {
   return 2 ** ((-HALF_LIVES_PER_WINDOW * Math.max(0, ageMs)) / activeWindowMs);
 }

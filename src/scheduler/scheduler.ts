@@ -5,7 +5,8 @@
  * for the next one due at once. Each
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. A project's endpoints are listed when a poll sees an operation that changes them
- * start or end, and on a slow timer for drift. When the request budget cannot sustain every
+ * start or end, and on a slow timer for drift; it is described (its branches, its name) once at
+ * the start and when a poll sees an operation that changes its branches, never on a timer. When the request budget cannot sustain every
  * project at its interval, intervals stretch (`activity-plan.ts`, or `budget.ts` for `uniform`).
  *
  * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
@@ -36,7 +37,7 @@ import {
   type Lane,
 } from "./budget.js";
 import {
-  IDLE_WEIGHT,
+  ACTIVE_WEIGHT,
   activityWeight,
   intervalFor,
   planActivity,
@@ -69,6 +70,8 @@ export interface JobOutcome {
   readonly newestOperationAgeMs?: number;
   /** The poll saw an operation that changes endpoints start or end: list them now. */
   readonly endpointsChanged?: boolean;
+  /** The poll saw an operation that creates, deletes or moves a branch start or end. */
+  readonly branchesChanged?: boolean;
 }
 
 /** How intervals follow the budget: by each project's activity, or one factor for all. */
@@ -82,6 +85,11 @@ export interface SchedulerJobs {
   ): Promise<{ requests: number; open: boolean } & JobOutcome>;
   /** Lists one project's endpoints. */
   listEndpoints(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
+  /**
+   * Reads what is shown of a project beside its id (its branches, and its name while unknown):
+   * after its first answered poll, and after one that saw its branches change.
+   */
+  describe?(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
 }
 
 /** Jobs of slow projects allowed in flight at once: a quarter of the slots, at least one. */
@@ -132,6 +140,8 @@ interface Entry {
   activityAtMs: number;
   /** When it was last nudged (monotonic ms). */
   lastNudgeMs: number | undefined;
+  /** It has not been described yet (or the last try failed): describe it after its next poll. */
+  describe: boolean;
 }
 
 /** What a nudge did to one project. */
@@ -229,6 +239,7 @@ export class Scheduler {
         activity: 0,
         activityAtMs: now,
         lastNudgeMs: undefined,
+        describe: true,
       });
     }
     this.replan();
@@ -403,6 +414,20 @@ export class Scheduler {
           if (this.endpointsDue(entry) > now) this.countTriggered(now);
           outcomes.push(await this.jobs.listEndpoints(entry.id, this.abort.signal));
         }
+        // Described once the API answered the job: at the start (again after a failed try),
+        // then after a poll that saw its branches change. Counted with the listings operations
+        // trigger, so the budget makes room for it.
+        const first = outcomes[0];
+        if (
+          this.jobs.describe !== undefined &&
+          first?.answered === true &&
+          (entry.describe || first.branchesChanged === true)
+        ) {
+          this.countTriggered(now);
+          const described = await this.jobs.describe(entry.id, this.abort.signal);
+          outcomes.push(described);
+          entry.describe = described?.answered !== true;
+        }
       } catch {
         // Jobs report their own failures; a failed job is simply due again next interval.
       } finally {
@@ -481,7 +506,7 @@ export class Scheduler {
   /** The project's recent activity now (0 when idle: nothing within the active window). */
   private weightOf(entry: Entry, now: number): number {
     const weight = entry.activity * activityWeight(now - entry.activityAtMs, this.activeWindowMs());
-    return weight >= IDLE_WEIGHT ? weight : 0;
+    return weight >= ACTIVE_WEIGHT ? weight : 0;
   }
 
   private addActivity(entry: Entry, now: number, weight: number): void {

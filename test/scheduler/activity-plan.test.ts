@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  ACTIVE_WEIGHT,
   IDLE_WEIGHT,
   activityWeight,
   intervalFor,
@@ -89,14 +90,14 @@ describe("the activity-aware plan", () => {
 
   it("weighs an operation 1 when new, and as an idle project's at the end of the window", () => {
     expect(activityWeight(0, 3_600_000)).toBe(1);
-    expect(activityWeight(3_600_000, 3_600_000)).toBeCloseTo(IDLE_WEIGHT);
+    expect(activityWeight(3_600_000, 3_600_000)).toBeCloseTo(ACTIVE_WEIGHT);
     expect(activityWeight(900_000, 3_600_000)).toBeCloseTo(0.5);
   });
 
   it("never exceeds the budget, orders the projects, and holds maxInterval whenever it can", () => {
     const project = fc.record({
       cost: fc.integer({ min: 1, max: 5 }),
-      weight: fc.oneof(fc.constant(0), fc.double({ min: IDLE_WEIGHT, max: 100, noNaN: true })),
+      weight: fc.oneof(fc.constant(0), fc.double({ min: ACTIVE_WEIGHT, max: 100, noNaN: true })),
     });
     fc.assert(
       fc.property(
