@@ -17,4 +17,5 @@ export {
   type OutboxOwner,
 } from "./notifier.js";
 export { alertHook, alertRouter, createSinks } from "./setup.js";
+export { withNames } from "./names.js";
 export { adviceAlert, adviceSummary, type AdviceInput } from "./advice.js";

@@ -10,11 +10,12 @@
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
 import type { ProjectState } from "../store/index.js";
-import type { OutboxChange } from "../sync/index.js";
+import type { NameLookup, OutboxChange } from "../sync/index.js";
 import type { Alert } from "../store/index.js";
 import type { FiringKeeper, SendResult, Sink } from "./alert.js";
 import { systemClock, type Clock } from "../clock.js";
 import { EntryBirths } from "./entry-births.js";
+import { withNames } from "./names.js";
 import { expired, nextBatch, retryDelayMs, type SinkPolicy } from "./delivery-plan.js";
 import {
   acknowledge,
@@ -49,6 +50,8 @@ export interface NotifierOptions {
   readonly projects: () => Iterable<OutboxOwner>;
   readonly logger: Logger;
   readonly observer?: NotifierObserver;
+  /** Names beside ids: an alert raised before its names were known is sent with them. */
+  readonly names?: NameLookup | undefined;
   /** How often the outboxes are looked at. */
   readonly tickMs?: number;
   /** Monotonic for the pace, backoff and ages; wall for what is stored (default: the system's). */
@@ -185,7 +188,8 @@ export class Notifier {
 
       // A recovery names, to each sink, only the alerts it resolves that the sink was sent.
       const alerts = batch.entries.map((e) => alertForSink(e, sink.name));
-      const result = await sink.send(alerts, this.abort.signal, {
+      const named = alerts.map((alert) => withNames(alert, this.options.names));
+      const result = await sink.send(named, this.abort.signal, {
         firing: owner.state?.firing ?? [],
       });
       if (this.abort.signal.aborted) return;

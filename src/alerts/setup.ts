@@ -3,11 +3,12 @@
  * transitions into outbox entries, and the sinks with their delivery policies.
  */
 import type { Config, ResolvedSink } from "../config/index.js";
-import type { AlertContext, RoutedAlerts } from "../sync/index.js";
+import type { AlertContext, NameLookup, RoutedAlerts } from "../sync/index.js";
 import type { Transition } from "../sync/transitions.js";
 import type { Alert } from "../store/index.js";
 import type { Sink } from "./alert.js";
 import type { SinkPolicy } from "./delivery-plan.js";
+import { withNames } from "./names.js";
 import { alertsFrom, routeAlerts, type SinkRoute } from "./rules.js";
 import { isActive } from "./silence-window.js";
 import {
@@ -20,11 +21,12 @@ import {
 /**
  * The poll's hook: alerts for the transitions, routed to the sinks but for those that the
  * silences open at the poll's time cover (the poll leaves out history counted by a backfill).
- * With no sink there is no hook, and nothing is kept.
+ * Each alert carries the names `names` knows. With no sink there is no hook, and nothing is kept.
  */
 export function alertHook(
   config: Config,
   sinks: readonly ResolvedSink[],
+  names?: NameLookup,
 ): ((transitions: readonly Transition[], context: AlertContext) => RoutedAlerts) | undefined {
   if (sinks.length === 0) return undefined;
   const routes = sinkRoutes(sinks);
@@ -35,8 +37,9 @@ export function alertHook(
     linkTemplate: config.alerts.link,
   };
   return (transitions, context) => {
-    const alerts = alertsFrom(transitions, context.nowMs, rules);
-    if (alerts.length === 0) return { entries: [], silenced: [] };
+    const raised = alertsFrom(transitions, context.nowMs, rules);
+    if (raised.length === 0) return { entries: [], silenced: [] };
+    const alerts = raised.map((alert) => withNames(alert, names));
     const open = config.silences.filter((s) => isActive(s.window, context.nowMs));
     return routeAlerts(alerts, routes, open, context.nowMs, context);
   };
@@ -44,18 +47,20 @@ export function alertHook(
 
 /**
  * Routes alerts raised outside a poll (`compute_advice`) as the poll's hook routes its own: to
- * the sinks whose rules take them, but for those the silences open at `nowMs` cover. With no
- * sink there is no router.
+ * the sinks whose rules take them, but for those the silences open at `nowMs` cover, with the
+ * names `names` knows. With no sink there is no router.
  */
 export function alertRouter(
   config: Config,
   sinks: readonly ResolvedSink[],
+  names?: NameLookup,
 ): ((alerts: readonly Alert[], nowMs: number) => RoutedAlerts) | undefined {
   if (sinks.length === 0) return undefined;
   const routes = sinkRoutes(sinks);
   return (alerts, nowMs) => {
     const open = config.silences.filter((s) => isActive(s.window, nowMs));
-    return routeAlerts(alerts, routes, open, nowMs);
+    const named = alerts.map((alert) => withNames(alert, names));
+    return routeAlerts(named, routes, open, nowMs);
   };
 }
 

@@ -2,11 +2,13 @@ import {
   OPERATIONS_LIMIT,
   compiledOperationsPageSchema,
   operationResponseSchema,
+  type Branch,
   type CreateEndpointRequest,
   type Endpoint,
   type EndpointOperationsResponse,
   type Operation,
   type OperationsPage,
+  type Organization,
   type ProjectListItem,
   type ProjectsPage,
   type UpdateEndpointRequest,
@@ -104,6 +106,12 @@ export interface ApiClient {
     },
     options?: CallOptions,
   ): AsyncGenerator<ProjectListItem, void, undefined>;
+  /** `GET /projects/{id}`: one project (what its list entry holds, and more). */
+  getProject(projectId: string, options?: CallOptions): Promise<ProjectListItem>;
+  /** `GET /projects/{id}/branches`: the project's branches. */
+  listBranches(projectId: string, options?: CallOptions): Promise<Branch[]>;
+  /** `GET /organizations/{org_id}`: an organisation the key may see (its name). */
+  getOrganization(orgId: string, options?: CallOptions): Promise<Organization>;
   /** The compute endpoints of a project. */
   listEndpoints(projectId: string, options?: CallOptions): Promise<Endpoint[]>;
   getEndpoint(projectId: string, endpointId: string, options?: CallOptions): Promise<Endpoint>;

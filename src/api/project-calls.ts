@@ -1,21 +1,30 @@
 /**
  * The client's listing of the projects an API key can see (its account's own, or an
  * organisation's): one page, or every page. An entry that is not a usable project is skipped
- * and said so, not a failure of the page.
+ * and said so, not a failure of the page. Also what the exporter shows of one project: the
+ * project itself, its branches, its organisation.
  */
 import type { z } from "zod";
 import {
   PROJECTS_LIMIT,
+  branchesResponseSchema,
+  organizationSchema,
   projectListItemSchema,
+  projectResponseSchema,
   projectsPageEntriesSchema,
   type ProjectListItem,
 } from "../contract/index.js";
 import type { Call } from "./call.js";
-import type { ApiClient, SkippedProject } from "./client.js";
+import type { ApiClient, CallOptions, SkippedProject } from "./client.js";
 import { checkLimit, pageIsConsistent, walkPages, withCursor } from "./paging.js";
-import { paths } from "./routes.js";
+import { paths, type RouteName } from "./routes.js";
 
-export function projectCalls(call: Call): Pick<ApiClient, "listProjects" | "allProjects"> {
+export function projectCalls(
+  call: Call,
+): Pick<
+  ApiClient,
+  "listProjects" | "allProjects" | "getProject" | "listBranches" | "getOrganization"
+> {
   const listProjects: ApiClient["listProjects"] = async (page, callOptions) => {
     const limit = page?.limit ?? PROJECTS_LIMIT.default;
     checkLimit("projects", limit, PROJECTS_LIMIT);
@@ -37,8 +46,17 @@ export function projectCalls(call: Call): Pick<ApiClient, "listProjects" | "allP
     }
     return { ...read, projects, skipped };
   };
+  /** A read of one resource, checked against its schema. */
+  const get = <T>(route: RouteName, path: string, schema: z.ZodType<T>, o?: CallOptions) =>
+    call({ route, method: "GET", path, schema, signal: o?.signal });
   return {
     listProjects,
+    getProject: async (projectId, o) =>
+      (await get("getProject", paths.project(projectId), projectResponseSchema, o)).project,
+    listBranches: async (projectId, o) =>
+      (await get("listBranches", paths.branches(projectId), branchesResponseSchema, o)).branches,
+    getOrganization: (orgId, o) =>
+      get("getOrganization", paths.organization(orgId), organizationSchema, o),
     async *allProjects(walk, callOptions) {
       const limit = walk?.limit ?? PROJECTS_LIMIT.default;
       checkLimit("projects", limit, PROJECTS_LIMIT);

@@ -9,6 +9,9 @@ export type RouteName =
   | "listOperations"
   | "getOperation"
   | "listProjects"
+  | "getProject"
+  | "listBranches"
+  | "getOrganization"
   | "listEndpoints"
   | "getEndpoint"
   | "createEndpoint"
@@ -23,6 +26,9 @@ const seg = encodeURIComponent;
 
 export const paths = {
   projects: () => "/projects",
+  project: (projectId: string) => `/projects/${seg(projectId)}`,
+  branches: (projectId: string) => `/projects/${seg(projectId)}/branches`,
+  organization: (orgId: string) => `/organizations/${seg(orgId)}`,
   operations: (projectId: string) => `/projects/${seg(projectId)}/operations`,
   operation: (projectId: string, operationId: string) =>
     `/projects/${seg(projectId)}/operations/${seg(operationId)}`,

@@ -493,6 +493,13 @@ export const configSchema = z
         detail: z.enum(DETAIL_LEVELS).default(DEFAULT_DETAIL),
         /** Also export the duration histogram per project (multiplies its series). */
         perProjectHistograms: z.boolean().default(false),
+        /** Also export `pgcp_branch_info` below detail `full` (where it is always served). */
+        branches: z.boolean().default(false),
+        /**
+         * The most branches of a project the exporter keeps (for `pgcp_branch_info` and the
+         * names in alerts): its default branch, then the oldest.
+         */
+        maxBranchesPerProject: z.number().int().min(1).max(10_000).default(100),
         /** Export only these of the families the detail level serves (names); empty: all of them. */
         include: z.array(z.string()).default([]),
         /** Never export these metric families (names). */
@@ -507,6 +514,8 @@ export const configSchema = z
       .default({
         detail: DEFAULT_DETAIL,
         perProjectHistograms: false,
+        branches: false,
+        maxBranchesPerProject: 100,
         include: [],
         exclude: [],
         maxUnknownValues: 20,

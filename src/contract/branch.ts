@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resourceIdSchema } from "./common.js";
+import { resourceIdSchema, timestampSchema } from "./common.js";
 import { branchEndpointRequestSchema } from "./endpoint.js";
 
 /**
@@ -19,3 +19,21 @@ export const createBranchRequestSchema = z
   })
   .optional();
 export type CreateBranchRequest = z.infer<typeof createBranchRequestSchema>;
+
+/**
+ * One branch of `GET /projects/{project_id}/branches`, as the real `Branch` sends it; only what
+ * the exporter shows is kept. `default` is the project's default branch (the real API also
+ * sends the older `primary`, read when `default` is absent).
+ */
+export const branchSchema = z.object({
+  id: resourceIdSchema,
+  name: z.string(),
+  parent_id: resourceIdSchema.nullish(),
+  default: z.boolean().optional(),
+  primary: z.boolean().optional(),
+  created_at: timestampSchema.optional(),
+});
+export type Branch = z.infer<typeof branchSchema>;
+
+/** `GET /projects/{project_id}/branches` (the real API pages it only on request). */
+export const branchesResponseSchema = z.object({ branches: z.array(branchSchema) });

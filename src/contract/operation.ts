@@ -64,6 +64,17 @@ export const ENDPOINT_OPERATION_ACTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Actions that create, delete or move a branch: an exporter lists a project's branches when it
+ * sees one of them start or end (and once at its start), not on a timer.
+ */
+export const BRANCH_OPERATION_ACTIONS: ReadonlySet<string> = new Set([
+  "create_branch",
+  "create_timeline",
+  "delete_timeline",
+  "detach_parent_branch",
+]);
+
+/**
  * Actions the control plane runs by itself on a timer, in every project alike (seed 2.2: the
  * availability checker). They are not a sign that anybody is using a project: an exporter
  * does not poll a project more often for them.

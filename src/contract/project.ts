@@ -11,10 +11,24 @@ export const projectListItemSchema = z.object({
   id: resourceIdSchema,
   name: z.string(),
   region_id: z.string().optional(),
+  /** The Postgres major version (real API: required). */
+  pg_version: z.number().int().positive().optional(),
+  /** The organisation the project belongs to; absent for a personal project. */
+  org_id: resourceIdSchema.nullish(),
   created_at: timestampSchema.optional(),
   updated_at: timestampSchema.optional(),
 });
 export type ProjectListItem = z.infer<typeof projectListItemSchema>;
+
+/** `GET /projects/{project_id}`: the project (a superset of the list entry). */
+export const projectResponseSchema = z.object({ project: projectListItemSchema });
+
+/**
+ * `GET /organizations/{org_id}` (real API: the organisation itself, not wrapped). Only what the
+ * exporter shows is kept.
+ */
+export const organizationSchema = z.object({ id: resourceIdSchema, name: z.string() });
+export type Organization = z.infer<typeof organizationSchema>;
 
 /** `GET /projects` (cursor paging, `limit` 1..400, default 10). */
 export const projectsPageSchema = z.object({

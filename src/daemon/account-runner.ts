@@ -1,6 +1,6 @@
 /**
  * One account's runner: its API client and scheduler, polling the account's share of the watched
- * projects and listing their endpoints. It keeps what the API refuses (the key, a project), so
+ * projects, listing their endpoints and describing them (names, branches). It keeps what the API refuses (the key, a project), so
  * that a refusal is logged when it starts and when it ends, and the scheduler backs off.
  */
 import type { ApiClient } from "../api/index.js";
@@ -9,6 +9,7 @@ import type { AccountPlan, Config } from "../config/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { Scheduler, type JobOutcome } from "../scheduler/index.js";
 import type { DaemonObserver } from "../sync/index.js";
+import type { FleetDirectory } from "./fleet-directory.js";
 import type { ProjectRoster } from "./project-roster.js";
 import {
   KEY_ACCEPTED_AGAIN,
@@ -59,6 +60,8 @@ export interface RunnerInputs {
   readonly notify: Required<DaemonObserver>;
   /** Carries out what a poll led to (`effectsApplier`). */
   readonly apply: (projectId: string, effects: StepEffects) => JobResult;
+  /** What is shown of the projects beside their ids: the runner describes its own. */
+  readonly directory: FleetDirectory;
   readonly logger: Logger;
   readonly clock: Clock;
 }
@@ -95,13 +98,23 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     return inputs.apply(projectId, effects);
   };
 
-  const listEndpoints = async (
+  /**
+   * A read besides the polls (a listing): an answer ends a refusal of the key; a refusal is not
+   * logged (the polls log it) and, with `refusals`, is handed to the scheduler; any other
+   * failure is logged as `what` failed.
+   */
+  const read = async (
     projectId: string,
     signal: AbortSignal,
+    kind: {
+      readonly what: string;
+      readonly refusals: boolean;
+      readonly failed?: (error: unknown) => void;
+    },
+    run: () => Promise<void>,
   ): Promise<JobOutcome | undefined> => {
     try {
-      const listed = await client.listEndpoints(projectId, { signal });
-      inputs.notify.endpointsListed(projectId, listed);
+      await run();
       if (keyRefusal !== undefined) {
         // Answered before any poll was: this listing ends the refusal, and says so.
         inputs.logger.info({ account: plan.name, project: projectId }, KEY_ACCEPTED_AGAIN);
@@ -110,17 +123,44 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
       return { slow: false, answered: true };
     } catch (error) {
       if (signal.aborted) return undefined;
-      inputs.notify.endpointsFailed(projectId, error);
+      kind.failed?.(error);
       const refused = refusalOf(error);
       // A refusal is logged by the polls (when one starts and when it ends).
       if (refused !== undefined) {
+        if (!kind.refusals) return {};
         noteKey({ refused }, error);
         return { refused };
       }
-      inputs.logger.warn({ project: projectId, ...errorFields(error) }, "endpoint listing failed");
+      inputs.logger.warn({ project: projectId, ...errorFields(error) }, `${kind.what} failed`);
       return { slow: isTimeout(error) };
     }
   };
+
+  const listEndpoints = (projectId: string, signal: AbortSignal) =>
+    read(
+      projectId,
+      signal,
+      {
+        what: "endpoint listing",
+        refusals: true,
+        failed: (error) => {
+          inputs.notify.endpointsFailed(projectId, error);
+        },
+      },
+      async () => {
+        inputs.notify.endpointsListed(projectId, await client.listEndpoints(projectId, { signal }));
+      },
+    );
+
+  // What the API refuses is left to the polls: a describe follows a poll in the same job, and
+  // its refusal would hold the account's other projects before their own polls were refused.
+  const describe = (projectId: string, signal: AbortSignal) =>
+    read(
+      projectId,
+      signal,
+      { what: "reading the project's name and branches", refusals: false },
+      () => inputs.directory.describe(projectId, plan.name, client, signal),
+    );
 
   // Each account plans its own projects within its own rate limit (the API's is per account).
   const scheduler = new Scheduler(
@@ -137,7 +177,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
       activeWindowSeconds: inputs.poll.activeWindow,
       monotonic: () => clock.monotonic(),
     },
-    { poll, listEndpoints },
+    { poll, listEndpoints, describe },
   );
   return {
     name: plan.name,

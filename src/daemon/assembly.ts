@@ -18,9 +18,15 @@ import type { LeaseManager, LeaseObserver } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { isEndStatus } from "../contract/index.js";
 import type { Alert, ProjectState } from "../store/index.js";
-import { broadcast, type DaemonObserver, type PollOptions } from "../sync/index.js";
+import {
+  broadcast,
+  type DaemonObserver,
+  type NameLookup,
+  type PollOptions,
+} from "../sync/index.js";
 import { createAccountRunner, type AccountRunner } from "./account-runner.js";
 import { effectsApplier } from "./apply-effects.js";
+import { FleetDirectory } from "./fleet-directory.js";
 import { Delivery } from "./delivery.js";
 import { createLeases, fencedCommits, storeFor } from "./lease-share.js";
 import { ProjectDiscovery } from "./project-discovery.js";
@@ -50,6 +56,11 @@ export interface DaemonDependencies {
   readonly clock?: Clock;
   /** How each account's computes are probed (see `resolveComputes`); none: none is. */
   readonly computes?: ResolvedComputes;
+  /**
+   * Names beside ids for the alerts (the project views, fed by this daemon's reports); without
+   * it alerts carry ids alone.
+   */
+  readonly names?: NameLookup;
 }
 
 export interface DaemonAssembly {
@@ -64,13 +75,19 @@ export interface DaemonAssembly {
   readonly discovery: ProjectDiscovery;
   /** The compute probe; it reads nothing while no account's computes are probed. */
   readonly computes: ComputeMonitor;
+  /** What is shown of the projects beside their ids (names, organisations, branches). */
+  readonly directory: FleetDirectory;
   /** Routes alerts raised outside a poll from now on (a reload's sinks and silences). */
   readonly setAlertRouting: (config: Config, sinks: readonly ResolvedSink[]) => void;
 }
 
-export function pollOptionsFrom(config: Config, sinks: readonly ResolvedSink[] = []): PollOptions {
+export function pollOptionsFrom(
+  config: Config,
+  sinks: readonly ResolvedSink[] = [],
+  names?: NameLookup,
+): PollOptions {
   const { poll, stuck } = config;
-  const alertsFor = alertHook(config, sinks);
+  const alertsFor = alertHook(config, sinks, names);
   return {
     ...(alertsFor === undefined ? {} : { alertsFor }),
     firstPageLimit: poll.firstPageLimit,
@@ -114,8 +131,26 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     logger,
     clock,
   });
-  const notify = broadcast([...(deps.observers ?? []), computes], (error) => {
-    logger.error(errorFields(error), "an observer failed");
+  const notify = broadcast(
+    [
+      ...(deps.observers ?? []),
+      computes,
+      {
+        projectsChanged: (ids) => {
+          directory.projectsChanged(ids);
+        },
+      },
+    ],
+    (error) => {
+      logger.error(errorFields(error), "an observer failed");
+    },
+  );
+  const directory = new FleetDirectory({
+    notify,
+    logger,
+    clock,
+    graceSeconds: config.discoveryGrace,
+    maxBranches: config.metrics.maxBranchesPerProject,
   });
   const clientOf = (account: string): ApiClient => {
     const found = deps.clients.find((c) => c.name === account);
@@ -136,7 +171,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     sourceFor: clientOf,
     storeFor: storeFor(backend, leases),
     leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
-    pollOptions: pollOptionsFrom(config, deps.sinks),
+    pollOptions: pollOptionsFrom(config, deps.sinks, deps.names),
     outboxLimit: config.alerts.outboxLimit,
     outboxCommitted: (projectId, state) => {
       notify.outboxChanged(projectId, state);
@@ -152,6 +187,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     logger,
     clock,
     observer: deps.notifierObserver,
+    names: deps.names,
   });
   const deliver = () => {
     delivery.notifier.tick();
@@ -169,6 +205,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       refusedProjects,
       notify,
       apply,
+      directory,
       logger,
       clock,
     }),
@@ -182,9 +219,9 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     clock,
     graceSeconds: config.discoveryGrace,
   });
-  const discovery = new ProjectDiscovery({ accounts, watched, notify, logger });
+  const discovery = new ProjectDiscovery({ accounts, watched, directory, notify, logger });
 
-  let route = alertRouter(config, deps.sinks ?? []);
+  let route = alertRouter(config, deps.sinks ?? [], deps.names);
   /** An alert raised outside a poll, routed and added to its project's outbox. */
   const raise = async (projectId: string, alert: Alert): Promise<void> => {
     const nowMs = clock.wall();
@@ -196,7 +233,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     deliver();
   };
   const setAlertRouting = (next: Config, sinks: readonly ResolvedSink[]) => {
-    route = alertRouter(next, sinks);
+    route = alertRouter(next, sinks, deps.names);
   };
   return {
     clock,
@@ -207,6 +244,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     watched,
     discovery,
     computes,
+    directory,
     setAlertRouting,
   };
 }

@@ -76,8 +76,9 @@ export function createDaemon(
   registry?: DaemonRegistry,
 ): Daemon {
   const { backend, logger: log } = deps;
-  const { leases, roster, delivery, accounts, watched, discovery, computes, setAlertRouting } =
-    assembleDaemon(config, deps);
+  const assembly = assembleDaemon(config, deps);
+  const { leases, roster, delivery, accounts, watched, discovery, computes } = assembly;
+  const { directory, setAlertRouting } = assembly;
   registry?.fill(accounts, leases);
   const store: StateStore = backend.store;
   /** The live settings (a reload changes them); the rest of `config` stays as started. */
@@ -143,12 +144,13 @@ export function createDaemon(
       );
     },
     async reconfigure(next, nextSinks, nextComputes) {
-      roster.setPollOptions(pollOptionsFrom(next, nextSinks));
+      roster.setPollOptions(pollOptionsFrom(next, nextSinks, deps.names));
       await delivery.setSinks(nextSinks, next.alerts);
       setAlertRouting(next, nextSinks);
       computes.reconfigure(monitorSettings(next, nextComputes ?? NO_COMPUTES));
       live = liveSettings(next);
       watched.setGrace(live.discoveryGrace);
+      directory.setGrace(live.discoveryGrace);
       await discovery.follow(live.discovery);
       // A reload may have fixed what the API refused: try it again at once.
       for (const account of accounts) account.scheduler.retryRefused();
@@ -157,6 +159,7 @@ export function createDaemon(
       await computes.stop();
       discovery.stop();
       watched.stop();
+      directory.stop();
       await Promise.all(accounts.map((a) => a.scheduler.stop()));
       await delivery.notifier.stop();
       // Released at once, so that the other replicas take the projects over without waiting.

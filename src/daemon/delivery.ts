@@ -6,6 +6,7 @@ import { Notifier, createSinks, type NotifierObserver } from "../alerts/index.js
 import type { Clock } from "../clock.js";
 import type { Config, ResolvedSink } from "../config/index.js";
 import type { Logger } from "../logger.js";
+import type { NameLookup } from "../sync/index.js";
 import type { ProjectRoster } from "./project-roster.js";
 
 export interface DeliveryInputs {
@@ -18,6 +19,8 @@ export interface DeliveryInputs {
   readonly clock: Clock;
   /** Hears the notifier (delivery metrics). */
   readonly observer?: NotifierObserver | undefined;
+  /** Names beside ids, for the alerts sent. */
+  readonly names?: NameLookup | undefined;
 }
 
 export class Delivery {
@@ -33,6 +36,7 @@ export class Delivery {
       projects: () => inputs.roster.owners(),
       logger: inputs.logger,
       clock: inputs.clock,
+      names: inputs.names,
       ...(inputs.observer === undefined ? {} : { observer: inputs.observer }),
     });
   }

@@ -10,6 +10,7 @@ import type { Scheduler } from "../scheduler/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import { discoverAccountProjects } from "./account-discovery.js";
 import { DiscoveryLoop } from "./discovery-loop.js";
+import type { FleetDirectory } from "./fleet-directory.js";
 import type { AccountFinding } from "./project-owners.js";
 import type { WatchedProjects } from "./watched-projects.js";
 
@@ -21,6 +22,8 @@ export interface DiscoveryInputs {
     readonly scheduler: Scheduler;
   }[];
   readonly watched: WatchedProjects;
+  /** Told what the listings said of each project (names beside ids). */
+  readonly directory: FleetDirectory;
   readonly notify: Required<DaemonObserver>;
   readonly logger: Logger;
 }
@@ -82,13 +85,19 @@ export class ProjectDiscovery {
     for (const plan of this.#settings.accounts.filter((a) => isDiscovered(a.projects))) {
       try {
         const account = this.#account(plan.name);
-        const ids = await discoverAccountProjects(account.client, plan.projects, (skipped, org) => {
-          log.warn(
-            { account: plan.name, org, project: skipped.id, problem: skipped.problem },
-            "project discovery skipped an entry that is not a usable project; the others are watched",
-          );
-        });
+        const found = await discoverAccountProjects(
+          account.client,
+          plan.projects,
+          (skipped, org) => {
+            log.warn(
+              { account: plan.name, org, project: skipped.id, problem: skipped.problem },
+              "project discovery skipped an entry that is not a usable project; the others are watched",
+            );
+          },
+        );
+        const { ids } = found;
         this.#discovered.set(plan.name, ids);
+        this.#inputs.directory.listed(found.listed);
         log.info({ account: plan.name, projects: ids.length }, "projects discovered");
         // The key works, and the projects listed exist: what was refused is tried at once.
         account.scheduler.retryRefused();

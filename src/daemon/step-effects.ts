@@ -4,7 +4,11 @@
  * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
  */
 import { ApiError } from "../api/index.js";
-import { ENDPOINT_OPERATION_ACTIONS, PERIODIC_OPERATION_ACTIONS } from "../contract/index.js";
+import {
+  BRANCH_OPERATION_ACTIONS,
+  ENDPOINT_OPERATION_ACTIONS,
+  PERIODIC_OPERATION_ACTIONS,
+} from "../contract/index.js";
 import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
@@ -49,6 +53,8 @@ export interface JobResult {
   readonly newestOperationAgeMs?: number;
   /** The poll saw an operation that changes endpoints start or end. */
   readonly endpointsChanged?: boolean;
+  /** The poll saw an operation that creates, deletes or moves a branch start or end. */
+  readonly branchesChanged?: boolean;
 }
 
 export interface StepEffects {
@@ -211,6 +217,7 @@ function committedEffects(
         ? {}
         : { newestOperationAgeMs: Math.max(0, result.serverNowMs - result.newestActivityMs) }),
       endpointsChanged: result.transitions.some((t) => ENDPOINT_OPERATION_ACTIONS.has(t.op.action)),
+      branchesChanged: result.transitions.some((t) => BRANCH_OPERATION_ACTIONS.has(t.op.action)),
     },
   };
 }

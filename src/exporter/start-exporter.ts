@@ -119,6 +119,8 @@ export async function startExporter(
       ],
       sinks,
       computes,
+      // The alerts read names from the same views the metrics and the status page show.
+      names: projects,
       notifierObserver: metrics.notifierObserver,
       leaseObserver: metrics.leaseObserver,
       clock,
@@ -201,6 +203,7 @@ function exporterMetrics(
     revision: REVISION,
     detail: config.metrics.detail,
     perProjectHistograms: config.metrics.perProjectHistograms,
+    branches: config.metrics.branches,
     ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
     exclude: config.metrics.exclude,
     accountNames: inputs.accounts.map((a) => a.name),

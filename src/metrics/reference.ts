@@ -41,8 +41,9 @@ const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = 
       "Read by the compute probe, which is off unless `computes.enabled` is set ([configuration.md](configuration.md#computes)): it connects only to computes the latest listing says are active, and reads one again only while others use it, so that it never wakes a compute nor keeps one awake. A reading belongs to the compute's current start: its series go when the endpoint is no longer active. The probe's own health and failures are at the end of this section.",
   },
   projects: {
-    title: "Project health",
-    intro: "Whether each watched project is polled properly.",
+    title: "Projects",
+    intro:
+      "Whether each watched project is polled properly, and what to join on to show names beside ids: `pgcp_project_info` and `pgcp_branch_info` (value 1), as kube-state-metrics does.",
   },
   exporter: {
     title: "Exporter",
@@ -84,6 +85,11 @@ const SOURCES: Readonly<Record<MetricSource, { meaning: string; restart: string 
   probe: {
     meaning: "projected from what the compute probe last read of each active compute",
     restart: "absent until the compute is read again",
+  },
+  directory: {
+    meaning:
+      "projected from what was read of the project beside its operations: its name, organisation and region (from discovery's listing, else read once), and its branches (listed after its first poll and when a poll sees an operation that creates, deletes or moves a branch, never on a timer)",
+    restart: "absent until the project is read again, after its first poll",
   },
 };
 
@@ -132,6 +138,10 @@ export function renderReference(counts?: SeriesCounts): string {
     "  family is a configuration error.",
     "- `perProjectHistograms`: also registers `pgcp_project_operation_duration_seconds`, which",
     "  has one histogram per project, action and status.",
+    "- `branches`: also registers `pgcp_branch_info` below `full`. At most",
+    "  `maxBranchesPerProject` (default 100) branches of a project have a series: its default",
+    "  branch, then the oldest; the others have none (a warning says so once per project). A",
+    "  branch deleted keeps its series for `discoveryGrace`, as a project does.",
     "- Series per project: `pgcp_operations_total` and the operation duration histograms grow with",
     "  the distinct (action, status) pairs seen; endpoint families with the project's endpoints.",
     "",
@@ -160,9 +170,11 @@ function section(spec: MetricSpec): string[] {
     `- Type: ${spec.type}`,
     `- Labels: ${spec.labels.length === 0 ? "none" : spec.labels.map((l) => `\`${l}\``).join(", ")}`,
     `- Source: \`${spec.source}\``,
-    spec.optIn === undefined
-      ? `- Level: \`${levelOf(spec)}\``
-      : `- Level: any, once \`${spec.optIn}\` is on`,
+    spec.optIn !== undefined
+      ? `- Level: any, once \`${spec.optIn}\` is on`
+      : spec.belowLevelWith !== undefined
+        ? `- Level: \`${levelOf(spec)}\`, or any once \`${spec.belowLevelWith}\` is on`
+        : `- Level: \`${levelOf(spec)}\``,
   ];
   if (spec.unit !== "") facts.push(`- Unit: ${spec.unit}`);
   if (spec.buckets !== undefined) facts.push(`- Buckets: ${spec.buckets.join(", ")}`);

@@ -6,8 +6,9 @@
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. A project's endpoints are listed when a poll sees an operation that changes them
  * start or end, and on a slow timer for drift; it is described (its branches, its name) once at
- * the start and when a poll sees an operation that changes its branches, never on a timer. When the request budget cannot sustain every
- * project at its interval, intervals stretch (`activity-plan.ts`, or `budget.ts` for `uniform`).
+ * the start and when a poll sees an operation that changes its branches, never on a timer.
+ * When the request budget cannot sustain every project at its interval, intervals stretch
+ * (`activity-plan.ts`, or `budget.ts` for `uniform`).
  *
  * Due times and the tick are on the monotonic clock: a step of the wall clock, in either
  * direction and of any size, changes nothing in when projects are polled.

@@ -43,6 +43,10 @@ export type AdviceDetails = z.infer<typeof adviceSchema>;
 
 const optionalString = z.string().optional();
 
+/** Most characters of a name kept in an alert (the API's names are at most 256). */
+export const MAX_NAME_LENGTH = 256;
+const optionalName = z.string().max(MAX_NAME_LENGTH).optional();
+
 /** Most earlier alerts of its operation a recovery resolves besides `resolves` (the newest). */
 export const MAX_ALSO_RESOLVES = 100;
 
@@ -55,6 +59,13 @@ export const alertSchema = z.object({
   operationId: z.string(),
   branchId: optionalString,
   endpointId: optionalString,
+  /**
+   * The names of the project, branch and endpoint when the alert was raised, each absent while
+   * unknown (and in alerts stored before names were kept).
+   */
+  projectName: optionalName,
+  branchName: optionalName,
+  endpointName: optionalName,
   action: z.string(),
   status: z.string(),
   failuresCount: z.number().int().nonnegative(),

@@ -6,7 +6,7 @@
  * `project-sync.ts` the load-poll-commit step. `observer.ts` is what the daemon reports as it
  * runs, and `project-views.ts` what those reports say of each project's health, shared by the
  * metrics and the status page; `compute-views.ts` is what the compute probe reports of each
- * endpoint's compute.
+ * endpoint's compute; `fleet-names.ts` the names shown beside ids (projects, branches).
  */
 export * from "./transitions.js";
 export * from "./tracker.js";
@@ -29,3 +29,4 @@ export { MAX_ERROR_LENGTH, OTHER_VALUE } from "./record-bounds.js";
 export * from "./observer.js";
 export * from "./project-views.js";
 export * from "./compute-views.js";
+export * from "./fleet-names.js";

@@ -1,6 +1,7 @@
 import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError } from "../store/index.js";
 import type { ComputeView, ProbeOutcome } from "./compute-views.js";
+import type { BranchInfo, ProjectInfo } from "./fleet-names.js";
 import type { PollResult } from "./poll.js";
 
 /**
@@ -27,6 +28,13 @@ export interface DaemonObserver {
   /** A project's endpoints were listed. */
   endpointsListed?(projectId: string, endpoints: readonly Endpoint[]): void;
   endpointsFailed?(projectId: string, error: unknown): void;
+  /** What is shown of a project beside its id was read, or changed. */
+  projectDescribed?(projectId: string, info: ProjectInfo): void;
+  /**
+   * A project's branches were listed: those to show (at most the cap per project, and those
+   * gone within the grace), replacing the previous list.
+   */
+  branchesListed?(projectId: string, branches: readonly BranchInfo[]): void;
   /** An account's discovery (`all`, organisations) failed; its previous list stays. */
   discoveryFailed?(error: unknown, account: string): void;
   /** New alerts found the project's outbox full and were dropped. */
@@ -68,6 +76,8 @@ export function broadcast(
     blocked: call("blocked"),
     endpointsListed: call("endpointsListed"),
     endpointsFailed: call("endpointsFailed"),
+    projectDescribed: call("projectDescribed"),
+    branchesListed: call("branchesListed"),
     discoveryFailed: call("discoveryFailed"),
     alertsDropped: call("alertsDropped"),
     computeChanged: call("computeChanged"),

@@ -13,6 +13,7 @@
 import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError, StateFileProblem } from "../store/index.js";
 import type { ComputeView } from "./compute-views.js";
+import type { BranchInfo, NameLookup, ProjectInfo } from "./fleet-names.js";
 import type { DaemonObserver } from "./observer.js";
 import type { PollResult } from "./poll.js";
 import { systemClock } from "../clock.js";
@@ -56,11 +57,15 @@ export interface ProjectView {
    * whole on every change); undefined while it knows nothing.
    */
   readonly computes: ReadonlyMap<string, ComputeView> | undefined;
+  /** Its name, account, organisation and region, once read. */
+  readonly info: ProjectInfo | undefined;
+  /** Its branches as last listed (capped, with those gone within the grace), once listed. */
+  readonly branches: readonly BranchInfo[] | undefined;
 }
 
 type MutableView = { -readonly [K in keyof ProjectView]: ProjectView[K] };
 
-export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
+export class ProjectViews implements Iterable<ProjectView>, DaemonObserver, NameLookup {
   readonly #views = new Map<string, MutableView>();
   /** The watched projects in the daemon's order, once it has said which they are. */
   #watched: readonly string[] | undefined;
@@ -149,6 +154,28 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
     }
   }
 
+  projectDescribed(projectId: string, info: ProjectInfo): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.info = info;
+  }
+
+  branchesListed(projectId: string, branches: readonly BranchInfo[]): void {
+    const view = this.#watchedView(projectId);
+    if (view !== undefined) view.branches = branches;
+  }
+
+  projectName(projectId: string): string | undefined {
+    return this.#views.get(projectId)?.info?.name;
+  }
+
+  branchName(projectId: string, branchId: string): string | undefined {
+    return this.#views.get(projectId)?.branches?.find((b) => b.id === branchId)?.name;
+  }
+
+  endpointName(projectId: string, endpointId: string): string | undefined {
+    return this.#views.get(projectId)?.endpoints?.find((e) => e.id === endpointId)?.name;
+  }
+
   computeChanged(projectId: string, compute: ComputeView): void {
     const view = this.#watchedView(projectId);
     if (view === undefined) return;
@@ -207,6 +234,8 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver {
         failing: undefined,
         droppedAlerts: 0,
         computes: undefined,
+        info: undefined,
+        branches: undefined,
       };
       this.#views.set(projectId, view);
     }

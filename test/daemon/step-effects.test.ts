@@ -53,6 +53,7 @@ describe("a committed poll", () => {
       answered: true,
       active: false,
       endpointsChanged: false,
+      branchesChanged: false,
     });
     expect(effects.deliver).toBe(false);
     expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { format, resolveConfig } from "prettier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderReference, type SeriesCounts } from "../../src/metrics/index.js";
-import { FLEET_ENDPOINTS, feedFleet } from "./support/fleet.js";
+import { FLEET_BRANCHES, FLEET_ENDPOINTS, feedFleet } from "./support/fleet.js";
 import { closeAll, metricsFor, render } from "./support/rendering.js";
 
 const DOC = fileURLToPath(new URL("../../docs/metrics.md", import.meta.url));
@@ -26,7 +26,7 @@ beforeAll(async () => {
     byFamily.set(family, (byFamily.get(family) ?? 0) + 1);
   }
   counts = {
-    fleet: `${PROJECTS.toLocaleString("en-US")} projects with ${FLEET_ENDPOINTS} endpoints and 11 operation series (10 actions, one of them also failed) each`,
+    fleet: `${PROJECTS.toLocaleString("en-US")} projects with ${FLEET_ENDPOINTS} endpoints, ${FLEET_BRANCHES} branches and 11 operation series (10 actions, one of them also failed) each`,
     byFamily,
   };
 });

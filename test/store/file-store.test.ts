@@ -60,6 +60,30 @@ describe("file state store", () => {
     expect(await readdir(store.directory)).toEqual(["p-1.state.json"]);
   });
 
+  it("loads alerts stored without names (as before names were kept) and with them", async () => {
+    const store = await freshStore();
+    const alert = {
+      id: "a-1",
+      kind: "operation_failed" as const,
+      projectId: "p-1",
+      operationId: "op-1",
+      branchId: "br-1",
+      action: "apply_config",
+      status: "failed",
+      failuresCount: 1,
+      createdAt: "2025-06-01T12:00:00.000Z",
+      updatedAt: "2025-06-01T12:00:05.000Z",
+      durationSeconds: 5,
+      detectedAt: "2025-06-01T12:00:06.000Z",
+    };
+    const named = { ...alert, id: "a-2", projectName: "Tenant Acme", branchName: "main" };
+    const outbox = [alert, named].map((a) => ({ alert: a, createdAtMs: 1, pending: ["hook"] }));
+    await store.commit({ ...state("p-1"), outbox });
+    const loaded = await store.load("p-1");
+    expect(loaded?.outbox.map((e) => e.alert)).toEqual([alert, named]);
+    await store.close();
+  });
+
   it("clears temporary files an interrupted commit left behind, and only those", async () => {
     const store = await freshStore();
     await store.commit(state("p-5"));

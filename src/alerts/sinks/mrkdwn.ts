@@ -36,6 +36,22 @@ export function truncatePlain(text: string, max: number): string {
 }
 
 /**
+ * A name beside its id in plain text, on one line: "Tenant Acme (proj-1)"; the id alone while
+ * the name is unknown (or blank, or the id itself: a project created without a name is named
+ * after its id).
+ */
+export function nameBesideId(name: string | undefined, id: string): string {
+  const flat = flatName(name, id);
+  return flat === undefined ? id : `${truncatePlain(flat, 100)} (${id})`;
+}
+
+/** A name on one line; undefined when absent, blank or the same as its id. */
+export function flatName(name: string | undefined, id: string): string | undefined {
+  const flat = name?.replace(/\s+/g, " ").trim();
+  return flat === undefined || flat === "" || flat === id ? undefined : flat;
+}
+
+/**
  * A value as inline code: on one line, escaped, cut to `max` characters. A backtick would end
  * the span, so it becomes a look-alike (U+02CB). An empty value renders as a dash.
  */

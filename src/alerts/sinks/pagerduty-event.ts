@@ -7,7 +7,7 @@
 import type { PagerDutySeverity, PagerDutySinkConfig } from "../../config/index.js";
 import { resolvedIds, type Alert } from "../../store/index.js";
 import { PACKAGE } from "../../version.js";
-import { truncatePlain } from "./mrkdwn.js";
+import { nameBesideId, truncatePlain } from "./mrkdwn.js";
 import { KIND_STYLE } from "./slack-message.js";
 import { toWebhookAlert, type WebhookAlert } from "./webhook-payload.js";
 
@@ -127,18 +127,19 @@ export function pagerDutyEvent(
 
 /**
  * One line for people: what happened, where, and the error, cut with an ellipsis to PagerDuty's
- * 1,024 characters. `Operation failed: apply_config (failed) in project p-1 on endpoint ep-1:
- * compute node unreachable`.
+ * 1,024 characters. `Operation failed: apply_config (failed) in project Acme (p-1) on endpoint
+ * ep-1: compute node unreachable` (a name beside its id once known).
  */
 export function pagerDutySummary(alert: Alert): string {
   const where =
     alert.endpointId !== undefined
-      ? ` on endpoint ${alert.endpointId}`
+      ? ` on endpoint ${nameBesideId(alert.endpointName, alert.endpointId)}`
       : alert.branchId !== undefined
-        ? ` on branch ${alert.branchId}`
+        ? ` on branch ${nameBesideId(alert.branchName, alert.branchId)}`
         : "";
   const what = alert.kind === "compute_advice" ? alert.status : `${alert.action} (${alert.status})`;
-  const head = `${KIND_STYLE[alert.kind].title}: ${what} in project ${alert.projectId}${where}`;
+  const project = nameBesideId(alert.projectName, alert.projectId);
+  const head = `${KIND_STYLE[alert.kind].title}: ${what} in project ${project}${where}`;
   const error = (alert.advice?.summary ?? alert.error)?.replace(/\s+/g, " ").trim();
   const text = error === undefined || error === "" ? head : `${head}: ${error}`;
   return truncatePlain(text, PAGERDUTY_LIMITS.maxSummary);

@@ -12,10 +12,12 @@ import {
   codeBlock,
   escapeAndTruncate,
   escapeMrkdwn,
+  flatName,
   formatDuration,
   formatTime,
   inlineCode,
   mrkdwnLink,
+  nameBesideId,
   truncatePlain,
 } from "./mrkdwn.js";
 
@@ -107,7 +109,7 @@ export function renderSlackMessage(
 ): SlackMessage {
   if (alerts.length === 0) throw new RangeError("renderSlackMessage: no alerts");
   const maxItems = Math.min(40, Math.max(1, Math.floor(options.maxItems ?? SLACK_LIMITS.maxItems)));
-  const projects = [...new Set(alerts.map((a) => a.projectId))];
+  const projects = projectsOf(alerts);
   const shown = alerts.slice(0, maxItems);
   const hidden = alerts.length - shown.length;
   const byId = new Map(alerts.map((a) => [a.id, a]));
@@ -159,10 +161,26 @@ function headline(alerts: readonly Alert[], projects: readonly string[]): string
   return `${KIND_STYLE[worst].emoji} ${countOf(alerts.length, "alert")} in ${scope(projects)}`;
 }
 
+/** The batch's projects, each as its name beside its id (the id alone while unnamed). */
+function projectsOf(alerts: readonly Alert[]): string[] {
+  const names = new Map<string, string | undefined>();
+  for (const a of alerts) {
+    if (names.get(a.projectId) === undefined) names.set(a.projectId, a.projectName);
+  }
+  return [...names].map(([id, name]) => nameBesideId(name, id));
+}
+
 function scope(projects: readonly string[]): string {
   return projects.length === 1
     ? `project ${projects[0] ?? ""}`
     : `${projects.length} projects: ${projects.join(", ")}`;
+}
+
+/** A name beside its id as inline code, for mrkdwn: "Tenant Acme `proj-1`". */
+function mrkdwnNamed(name: string | undefined, id: string): string {
+  const flat = flatName(name, id);
+  const code = inlineCode(id, 100);
+  return flat === undefined ? code : `${escapeAndTruncate(flat, 100)} ${code}`;
 }
 
 /** "2 failed · 1 stuck · 1 recovered" (plain; escaped by the caller where needed). */
@@ -213,9 +231,13 @@ function adviceText(alert: Alert, context: ItemContext): string {
 
 function whereLine(alert: Alert, withProject: boolean): string {
   const parts: string[] = [];
-  if (withProject) parts.push(`project ${inlineCode(alert.projectId, 100)}`);
-  if (alert.branchId !== undefined) parts.push(`branch ${inlineCode(alert.branchId, 100)}`);
-  if (alert.endpointId !== undefined) parts.push(`endpoint ${inlineCode(alert.endpointId, 100)}`);
+  if (withProject) parts.push(`project ${mrkdwnNamed(alert.projectName, alert.projectId)}`);
+  if (alert.branchId !== undefined) {
+    parts.push(`branch ${mrkdwnNamed(alert.branchName, alert.branchId)}`);
+  }
+  if (alert.endpointId !== undefined) {
+    parts.push(`endpoint ${mrkdwnNamed(alert.endpointName, alert.endpointId)}`);
+  }
   if (alert.operationId !== "") parts.push(`operation ${inlineCode(alert.operationId, 100)}`);
   return parts.join(" · ");
 }
@@ -255,9 +277,18 @@ function fallbackText(
 function plainItem(alert: Alert): string {
   const style = KIND_STYLE[alert.kind];
   if (alert.kind === "compute_advice") {
-    return `${style.title}: ${alert.status} on ${alert.endpointId ?? alert.projectId}`;
+    const on =
+      alert.endpointId === undefined
+        ? nameBesideId(alert.projectName, alert.projectId)
+        : nameBesideId(alert.endpointName, alert.endpointId);
+    return `${style.title}: ${alert.status} on ${on}`;
   }
-  const where = alert.endpointId ?? alert.branchId ?? alert.operationId;
+  const where =
+    alert.endpointId !== undefined
+      ? nameBesideId(alert.endpointName, alert.endpointId)
+      : alert.branchId !== undefined
+        ? nameBesideId(alert.branchName, alert.branchId)
+        : alert.operationId;
   const resolves =
     alert.kind === "operation_recovered" && alert.resolves !== undefined
       ? `, resolves ${alert.resolves}`

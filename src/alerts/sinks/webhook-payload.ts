@@ -9,14 +9,21 @@ import { PACKAGE } from "../../version.js";
 
 export const WEBHOOK_SCHEMA_VERSION = 1;
 
-/** One alert on the wire: snake_case, every key present, `null` for an absent value. */
+/**
+ * One alert on the wire: snake_case, every key present, `null` for an absent value; but for the
+ * names, which are absent while unknown (added within version 1: a receiver that does not know
+ * them sees the body it saw before).
+ */
 export const webhookAlertSchema = z.strictObject({
   id: z.string(),
   kind: z.enum(ALERT_KINDS),
   project_id: z.string(),
+  project_name: z.string().optional(),
   operation_id: z.string(),
   branch_id: z.string().nullable(),
+  branch_name: z.string().optional(),
   endpoint_id: z.string().nullable(),
+  endpoint_name: z.string().optional(),
   action: z.string(),
   status: z.string(),
   failures_count: z.number().int().nonnegative(),
@@ -85,9 +92,12 @@ export function toWebhookAlert(alert: Alert): WebhookAlert {
     id: alert.id,
     kind: alert.kind,
     project_id: alert.projectId,
+    ...(alert.projectName === undefined ? {} : { project_name: alert.projectName }),
     operation_id: alert.operationId,
     branch_id: alert.branchId ?? null,
+    ...(alert.branchName === undefined ? {} : { branch_name: alert.branchName }),
     endpoint_id: alert.endpointId ?? null,
+    ...(alert.endpointName === undefined ? {} : { endpoint_name: alert.endpointName }),
     action: alert.action,
     status: alert.status,
     failures_count: alert.failuresCount,

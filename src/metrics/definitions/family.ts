@@ -25,7 +25,9 @@ export type MetricSource =
   /** Read when the rendering is built (limiter, scheduler, build). */
   | "runtime"
   /** Projected from what the compute probe last read of each active compute. */
-  | "probe";
+  | "probe"
+  /** Projected from what was read of the project beside its operations (names, branches). */
+  | "directory";
 
 /** The sections of the reference. */
 export type MetricGroup =
@@ -50,6 +52,8 @@ export interface MetricSpec {
   readonly level?: Exclude<DetailLevel, "minimal">;
   /** Registered only when this option is on, since it multiplies series. */
   readonly optIn?: "perProjectHistograms";
+  /** Also registered below its level when this option is on. */
+  readonly belowLevelWith?: "branches";
 }
 
 /** A family counted from events as they happen, by prom-client: its spec is all there is. */

@@ -1,6 +1,7 @@
 /**
- * Project health families: whether each watched project is polled properly, projected from the
- * outcome of its latest poll and from its committed state.
+ * Project families: whether each watched project is polled properly, projected from the outcome
+ * of its latest poll and from its committed state; and the info families to join on for names
+ * beside ids (`pgcp_project_info`, `pgcp_branch_info`), from what was read of the project.
  */
 import type { Family } from "./family.js";
 
@@ -65,6 +66,57 @@ export const PROJECT_FAMILIES = [
         const catchingUp = state !== undefined && state.segment !== null;
         yield { labels: { project: projectId }, value: catchingUp ? 1 : 0 };
       },
+    },
+  },
+  {
+    name: "pgcp_project_info",
+    type: "gauge",
+    labels: ["project", "name", "account", "org_id", "org_name", "region_id", "pg_version"],
+    help: "1 for each watched project once it was read, with its name, the configured account it is watched under, its organisation (empty for a personal project; its name empty until read), region and Postgres version: join on it to show names beside ids.",
+    unit: "",
+    group: "projects",
+    source: "directory",
+    level: "standard",
+    value: {
+      *series({ projectId, info }) {
+        if (info === undefined) return;
+        const labels = {
+          project: projectId,
+          name: info.name,
+          account: info.account,
+          org_id: info.orgId ?? "",
+          org_name: info.orgName ?? "",
+          region_id: info.regionId ?? "",
+          pg_version: info.pgVersion === undefined ? "" : String(info.pgVersion),
+        };
+        yield { labels, value: 1 };
+      },
+    },
+  },
+  {
+    name: "pgcp_branch_info",
+    type: "gauge",
+    labels: ["project", "branch", "name", "parent", "default"],
+    help: "1 for each branch of a watched project as last listed, with its name, its parent branch (empty for the root) and whether it is the project's default (true, false); at most metrics.maxBranchesPerProject per project, and a deleted branch's series stay for discoveryGrace.",
+    unit: "",
+    group: "projects",
+    source: "directory",
+    level: "full",
+    belowLevelWith: "branches",
+    value: {
+      *series({ projectId, branches }) {
+        for (const b of branches ?? []) {
+          const labels = {
+            project: projectId,
+            branch: b.id,
+            name: b.name,
+            parent: b.parentId ?? "",
+            default: b.isDefault ? "true" : "false",
+          };
+          yield { labels, value: 1 };
+        }
+      },
+      reads: [(view) => view.branches],
     },
   },
 ] as const satisfies readonly Family[];

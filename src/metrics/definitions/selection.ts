@@ -17,6 +17,14 @@ export interface SelectionOptions {
   readonly exclude?: readonly string[];
   /** Also the per-project operation-duration histogram. */
   readonly perProjectHistograms?: boolean;
+  /** Also `pgcp_branch_info` below detail `full`. */
+  readonly branches?: boolean;
+}
+
+/** Whether the detail level serves a family, or an option brings it below its level. */
+function served(spec: MetricSpec, detail: DetailLevel, options: SelectionOptions): boolean {
+  const option = spec.belowLevelWith;
+  return atLevel(spec, detail) || (option !== undefined && options[option] === true);
 }
 
 /** What is wrong with the `include` or the `exclude` list. */
@@ -45,7 +53,7 @@ export function selectionProblems(
   const detail = options.detail ?? DEFAULT_DETAIL;
   const included = new Set(options.include);
   const dropped = (CATALOGUE as readonly MetricSpec[])
-    .filter((spec) => included.has(spec.name) && !atLevel(spec, detail))
+    .filter((spec) => included.has(spec.name) && !served(spec, detail, options))
     .map((spec) => `${spec.name} (from ${levelOf(spec)})`);
   if (dropped.length > 0) {
     const text = `names metrics that detail ${detail} does not serve: ${dropped.join(", ")}`;
@@ -86,6 +94,6 @@ export function specFilter(
   const detail = options.detail ?? DEFAULT_DETAIL;
   return (spec) =>
     byName(spec.name) &&
-    atLevel(spec, detail) &&
+    served(spec, detail, options) &&
     (spec.optIn === undefined || options[spec.optIn] === true);
 }

@@ -66,6 +66,12 @@ export function daemonObserver(
       listings?.inc({ result: "failure" });
       changed();
     },
+    projectDescribed() {
+      changed();
+    },
+    branchesListed() {
+      changed();
+    },
     discoveryFailed(_error, account) {
       discoveryFailures?.inc({ account });
       changed();

@@ -13,6 +13,7 @@ import { badRequest, notFound } from "../errors.js";
 import { accountOf } from "../model/accounts.js";
 import { BRANCH_ALREADY_DELETED } from "../model/branch-service.js";
 import type { ControlPlane } from "../model/control-plane.js";
+import { organizationView } from "../model/project-views.js";
 import { ALREADY_DELETED } from "../model/endpoint-service.js";
 import { parseIsoMicros } from "../time.js";
 import { Router } from "./router.js";
@@ -42,6 +43,7 @@ export const API_ROUTE_NAMES = [
   "startEndpoint",
   "suspendEndpoint",
   "restartEndpoint",
+  "getOrganization",
 ] as const;
 export type ApiRouteName = (typeof API_ROUTE_NAMES)[number];
 export const UNKNOWN_ROUTE = "unknown";
@@ -159,6 +161,10 @@ export function apiRouter(plane: ControlPlane): Router<Handler> {
     status: 201,
     body: plane.projects.create(r.caller, r.json(createProjectRequestSchema), orgIdQuery(r)),
   }));
+  route("GET", "/organizations/:org_id", "getOrganization", (r) => {
+    const org = plane.accounts.visibleOrganization(r.caller, param(r, "org_id"));
+    return ok(organizationView(org, plane.accounts.createdUsOf(org.id)));
+  });
   route("GET", "/projects/:project_id", "getProject", (r) =>
     ok(plane.projects.get(param(r, "project_id"))),
   );

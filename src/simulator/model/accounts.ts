@@ -48,11 +48,19 @@ export function projectAccount(project: ProjectOwnership): string {
 export class Accounts {
   private readonly organizations = new Map<string, Organization>();
   private readonly keys = new Map<string, KeyOwner>();
+  /** When each organisation was created (simulated µs), for the API's view of it. */
+  private readonly createdUs = new Map<string, number>();
 
-  addOrganization(id: string, name: string, members: readonly string[]): Organization {
+  addOrganization(
+    id: string,
+    name: string,
+    members: readonly string[],
+    createdUs: number,
+  ): Organization {
     if (this.organizations.has(id)) throw conflict(`organization ${id} already exists`);
     const org: Organization = { id, name, members: [...new Set(members)] };
     this.organizations.set(id, org);
+    this.createdUs.set(id, createdUs);
     return org;
   }
 
@@ -115,12 +123,26 @@ export class Accounts {
     return this.organizations.get(project.orgId)?.members.includes(owner.userId) === true;
   }
 
-  private requireVisibleOrganization(owner: KeyOwner, orgId: string): void {
+  /**
+   * `GET /organizations/{org_id}`: an organisation a key may see (a member's personal key, or
+   * its own org key); any other answers as an unknown one (404).
+   */
+  visibleOrganization(owner: KeyOwner, orgId: string): Organization {
     const org = this.organizations.get(orgId);
     const visible =
       org !== undefined &&
       (owner.kind === "org" ? owner.orgId === orgId : org.members.includes(owner.userId));
     if (!visible) throw notFound(`organization ${orgId} not found`);
+    return org;
+  }
+
+  /** When an organisation was created (simulated µs). */
+  createdUsOf(orgId: string): number {
+    return this.createdUs.get(orgId) ?? 0;
+  }
+
+  private requireVisibleOrganization(owner: KeyOwner, orgId: string): void {
+    this.visibleOrganization(owner, orgId);
   }
 
   private requireOrganization(orgId: string): Organization {

@@ -132,7 +132,12 @@ export class ControlPlane {
     readonly members?: readonly string[] | undefined;
   }): ReturnType<Accounts["addOrganization"]> {
     const id = spec.id ?? this.ctx.ids.organizationId();
-    return this.accounts.addOrganization(id, spec.name, spec.members ?? []);
+    return this.accounts.addOrganization(
+      id,
+      spec.name,
+      spec.members ?? [],
+      this.ctx.scheduler.nowUs,
+    );
   }
 
   listOperations(

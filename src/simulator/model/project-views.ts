@@ -54,6 +54,34 @@ export function projectListItemView(project: ProjectState): ProjectListItemView 
   };
 }
 
+/** `GET /organizations/{org_id}`: the real `Organization`. */
+export interface OrganizationView {
+  readonly id: string;
+  readonly name: string;
+  readonly handle: string;
+  readonly plan: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly managed_by: string;
+}
+
+export function organizationView(
+  org: { readonly id: string; readonly name: string },
+  createdUs: number,
+): OrganizationView {
+  const created = toIsoSeconds(createdUs);
+  const handle = `${org.name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${org.id}`;
+  return {
+    id: org.id,
+    name: org.name,
+    handle,
+    plan: "scale",
+    created_at: created,
+    updated_at: created,
+    managed_by: "console",
+  };
+}
+
 /** The real API's default history retention (one day), in seconds. */
 const HISTORY_RETENTION_SECONDS = 86_400;
 

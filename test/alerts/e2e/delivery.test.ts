@@ -119,8 +119,12 @@ describe("one failed operation, end to end", () => {
       id: failureId,
       kind: "operation_failed",
       project_id: projectId,
+      // Named as the API names them: a project created without a name after its id; the
+      // endpoint has no name, so none is sent.
+      project_name: projectId,
       operation_id: op.id,
       branch_id: branchId,
+      branch_name: "main",
       endpoint_id: endpointId,
       action: "apply_config",
       status: "failed",
@@ -150,7 +154,7 @@ describe("one failed operation, end to end", () => {
     const section = view.sections[0]!;
     expect(section).toContain("*Operation failed* · `apply_config` · status `failed` · 1 failure");
     expect(section).toContain(
-      `branch \`${branchId}\` · endpoint \`${endpointId}\` · operation \`${op.id}\``,
+      `branch main \`${branchId}\` · endpoint \`${endpointId}\` · operation \`${op.id}\``,
     );
     expect(section).toContain(
       `<https://console.example.test/projects/${projectId}/operations/${op.id}|Open in console>`,

@@ -101,6 +101,28 @@ describe("PagerDuty events", () => {
     expect(String(huge.payload.custom_details.error).length).toBe(PAGERDUTY_LIMITS.maxErrorText);
   });
 
+  it("names the project and the endpoint or branch beside their ids once known", () => {
+    const named = makeAlert({
+      action: "apply_config",
+      projectName: "Tenant Acme",
+      branchName: "main",
+      endpointName: "primary-rw",
+    });
+    expect(pagerDutySummary(named)).toBe(
+      `Operation failed: apply_config (failed) in project Tenant Acme (${PROJECT}) on endpoint primary-rw (ep-primary-001): compute start failed: could not allocate`,
+    );
+    const { endpointId: _e, ...onBranch } = named;
+    expect(pagerDutySummary(onBranch)).toContain("on branch main (br-main-001)");
+    expect(trigger(pagerDutyEvent(named, options)).payload.custom_details).toMatchObject({
+      project_name: "Tenant Acme",
+      branch_name: "main",
+      endpoint_name: "primary-rw",
+    });
+    expect(pagerDutySummary(makeAlert())).toContain(
+      `in project ${PROJECT} on endpoint ep-primary-001`,
+    );
+  });
+
   it("leaves out what an alert does not have", () => {
     const alert = makeAlert({ kind: "operation_stuck", status: "running" });
     delete alert.endpointId;

@@ -221,6 +221,32 @@ describe("renderSlackMessage", () => {
     expect(sections(message)[1]).toContain("project `proj-other`");
   });
 
+  it("shows names beside ids, escaped, and the id alone while a name is unknown", () => {
+    const named = makeAlert({
+      projectName: "Tenant <Acme>",
+      branchName: "preview/pr-812",
+      endpointName: "primary\nrw",
+    });
+    const other = makeAlert({ projectId: "proj-other", branchName: "main" });
+    const message = renderSlackMessage([named, other]);
+    expectWithinLimits(message);
+    const header = message.blocks[0];
+    expect(header?.type === "header" && header.text.text).toBe(
+      `:red_circle: 2 alerts in 2 projects: Tenant <Acme> (${PROJECT}), proj-other`,
+    );
+    expect(sections(message)[0]).toContain(
+      "project Tenant &lt;Acme&gt; `proj-silent-sun-12345` · branch preview/pr-812 `br-main-001` · endpoint primary rw `ep-primary-001`",
+    );
+    expect(sections(message)[1]).toContain(
+      "project `proj-other` · branch main `br-main-001` · endpoint `ep-primary-001`",
+    );
+    expect(message.text).toContain("on primary rw (ep-primary-001)");
+    const one = renderSlackMessage([named]).blocks[0];
+    expect(one?.type === "header" && one.text.text).toBe(
+      `:red_circle: 1 alert in project Tenant <Acme> (${PROJECT})`,
+    );
+  });
+
   it("refuses an empty batch", () => {
     expect(() => renderSlackMessage([])).toThrow(RangeError);
   });

@@ -69,6 +69,26 @@ describe("webhook payload", () => {
     });
   });
 
+  it("carries the names beside the ids, each absent while unknown", () => {
+    const named = makeAlert({
+      projectName: "Tenant Acme",
+      branchName: "preview/pr-812",
+      endpointName: "primary-rw",
+    });
+    const [alert] = webhookPayload([named], NOW).alerts;
+    expect(alert).toMatchObject({
+      project_id: PROJECT,
+      project_name: "Tenant Acme",
+      branch_name: "preview/pr-812",
+      endpoint_name: "primary-rw",
+    });
+    const [bare] = webhookPayload([makeAlert({ branchName: "main" })], NOW).alerts;
+    expect(bare).toMatchObject({ branch_name: "main" });
+    expect(bare).not.toHaveProperty("project_name");
+    expect(bare).not.toHaveProperty("endpoint_name");
+    expect(webhookPayloadSchema.parse({ ...webhookPayload([named], NOW) })).toBeTruthy();
+  });
+
   it("is documented field by field in docs/webhook.md", () => {
     const page = readFileSync(DOCS_PATH, "utf8");
     const fields = [

@@ -1,8 +1,9 @@
 /**
  * A fleet of projects shaped like the scrape benchmark's (`test/bench/scenarios/scrape.ts`):
  * each with operations of 10 actions, one of which also failed and was retried, and 10
- * endpoints (one read-write, nine read replicas) that started and suspended, fed to metrics as
- * the daemon reports committed state and listings. Ids are as long as the service's.
+ * endpoints (one read-write, nine read replicas) that started and suspended, and two branches
+ * (the default and a preview), fed to metrics as the daemon reports committed state, listings
+ * and what it read of each project. Ids are as long as the service's.
  */
 import type { ExporterMetrics } from "../../../src/metrics/index.js";
 import { arrival, endpoint, projectState } from "./fixtures.js";
@@ -21,6 +22,7 @@ const ACTIONS = [
 ];
 
 export const FLEET_ENDPOINTS = 10;
+export const FLEET_BRANCHES = 2;
 
 export function feedFleet(metrics: ExporterMetrics, projects: number): void {
   const ids = Array.from({ length: projects }, (_, i) => `misty-field-${String(100_000 + i)}`);
@@ -48,5 +50,23 @@ export function feedFleet(metrics: ExporterMetrics, projects: number): void {
       }),
     );
     metrics.endpointsListed(project, endpoints);
+    metrics.projectDescribed(project, {
+      name: `Tenant ${project.slice(-6)}`,
+      account: "default",
+      orgId: "org-bold-sky-12345678",
+      orgName: "Acme Corp",
+      regionId: "aws-us-east-2",
+      pgVersion: 17,
+    });
+    const main = `br-cool-rain-${project.slice(-6)}`;
+    metrics.branchesListed(project, [
+      { id: main, name: "main", parentId: undefined, isDefault: true },
+      {
+        id: `br-warm-hill-${project.slice(-6)}`,
+        name: "preview/pr-812",
+        parentId: main,
+        isDefault: false,
+      },
+    ]);
   }
 }

@@ -89,6 +89,17 @@ export function feedEverything(metrics: ExporterMetrics): void {
   );
   metrics.commitFailed("p-beta", new Error("ENOSPC"));
   metrics.blocked("p-gamma", new StateFileError("/state/p-gamma.json", "version", "too new"));
+  metrics.projectDescribed("p-alpha", {
+    name: "Tenant Alpha",
+    account: "default",
+    orgId: "org-acme-12345678",
+    orgName: "Acme Corp",
+    regionId: "aws-us-east-2",
+    pgVersion: 17,
+  });
+  metrics.branchesListed("p-alpha", [
+    { id: "br-main", name: "main", parentId: undefined, isDefault: true },
+  ]);
   metrics.endpointsListed("p-alpha", [
     endpoint("p-alpha", "ep-a1", {
       current_state: "active",
