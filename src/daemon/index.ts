@@ -13,7 +13,9 @@
  * project; `departures.ts` keeps the series of projects no longer found for a grace period;
  * `store-backend.ts` says where the state lives; `bounded.ts` is a bounded `forEach`;
  * `daemon-registry.ts` holds the accounts and lease manager for what is built before the daemon
- * (metrics, status page). The observer interface it reports through is `sync/observer.ts`.
+ * (metrics, status page); `fleet-directory.ts` keeps what is read of the projects' names,
+ * organisations and branches, shown beside their ids. The observer interface it reports
+ * through is `sync/observer.ts`.
  */
 export * from "./daemon.js";
 export type { AccountClient, DaemonDependencies } from "./assembly.js";
