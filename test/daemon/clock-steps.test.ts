@@ -131,14 +131,15 @@ describe("a step of the exporter's wall clock", () => {
     const e = await exporter(sim, ids, hook, { stuck: { default: 30 } }, stepped.clock);
     const oneTick = ids.length;
 
-    // Idle, every project is polled at every tick: three a second.
+    // Idle, every project is polled at its interval, under a second.
     const before = await requestsDuring(sim, 4000);
     expect(before).toBeGreaterThanOrEqual(3 * oneTick);
 
     stepped.step(-HOUR_MS);
+    // Still idle: the same rate as before.
+    const back = await requestsDuring(sim, 4000);
     const failedEarly = await Promise.all(ids.map((id) => failing(sim, id, 2)));
     await sim.sim.advance(3);
-    const back = await requestsDuring(sim, 4000);
     await waitFor(
       "the failures raised after the step back",
       () =>
