@@ -16,7 +16,7 @@ import type { Endpoint, Operation, OperationsPage } from "../../src/contract/ind
 import { OTHER_FILE_CACHE_COLUMNS } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { waitFor } from "../support/wait.js";
-import { describePg, dropComputeDatabase, PG_ADMIN_URL } from "./support.js";
+import { describePg, dropComputeDatabase, firstEndpoint, PG_ADMIN_URL } from "./support.js";
 
 const FILE_CACHE_COLUMNS = [
   "file_cache_misses",
@@ -115,15 +115,7 @@ describePg("the simulator's computes on a real PostgreSQL", () => {
     return created;
   }
 
-  async function endpointOf(projectId: string): Promise<Endpoint> {
-    const listed = await t.api<{ endpoints: Endpoint[] }>(
-      "GET",
-      `/projects/${projectId}/endpoints`,
-    );
-    const endpoint = listed.body.endpoints[0];
-    if (endpoint === undefined) throw new Error(`project ${projectId} has no endpoint`);
-    return endpoint;
-  }
+  const endpointOf = (projectId: string): Promise<Endpoint> => firstEndpoint(t, projectId);
 
   async function fileCache(client: pg.Client): Promise<FileCacheRow[]> {
     return (await client.query<FileCacheRow>("SELECT * FROM neon_stat_file_cache")).rows;

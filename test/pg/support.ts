@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, inject } from "vitest";
-import { isEndStatus } from "../../src/contract/index.js";
+import { isEndStatus, type Endpoint } from "../../src/contract/index.js";
 import type { ProjectState } from "../../src/store/index.js";
 import { PostgresStateStore, parseStateRow } from "../../src/store/postgres-store.js";
 import type { TestSimulator } from "../support/simulator.js";
@@ -148,4 +148,12 @@ export async function dropComputeDatabase(database: string, role: string): Promi
   } finally {
     await admin.end();
   }
+}
+
+/** The first endpoint of a project, as the simulator's API lists it now. */
+export async function firstEndpoint(t: TestSimulator, projectId: string): Promise<Endpoint> {
+  const listed = await t.api<{ endpoints: Endpoint[] }>("GET", `/projects/${projectId}/endpoints`);
+  const endpoint = listed.body.endpoints[0];
+  if (endpoint === undefined) throw new Error(`project ${projectId} has no endpoint`);
+  return endpoint;
 }

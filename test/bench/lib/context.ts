@@ -161,3 +161,26 @@ export function requestRates(stats: StatsView, perMinute: (n: number) => number)
     rateLimited,
   };
 }
+
+/**
+ * The exporter's `api` settings for a run compressed k times: the budget, its bursts and the
+ * requests in flight multiplied by k (in flight = rate x time per request, and the time per
+ * request does not shrink with k).
+ */
+export function compressedApi(
+  url: string,
+  real: {
+    readonly requestsPerMinute: number;
+    readonly burstPerSecond: number;
+    readonly concurrency: number;
+  },
+  k: number,
+) {
+  return {
+    url,
+    key: API_KEY,
+    requestsPerMinute: real.requestsPerMinute * k,
+    burstPerSecond: real.burstPerSecond * k,
+    concurrency: real.concurrency * k,
+  };
+}

@@ -27,6 +27,7 @@ import { startReceiver } from "../../support/receiver.js";
 import type { StatsView } from "../../../src/simulator/index.js";
 import {
   API_KEY,
+  compressedApi,
   resetSimStats,
   requestRates,
   routeRequests,
@@ -132,14 +133,7 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
         const started = await worker.run("start", {
           env: { PGCP_WEBHOOK_URL: `${receiver.url}/hook` },
           config: {
-            api: {
-              url: sim.apiUrl,
-              key: API_KEY,
-              requestsPerMinute: DEFAULTS.requestsPerMinute * k,
-              burstPerSecond: DEFAULTS.burstPerSecond * k,
-              // In flight = rate x time per request; the rate is k times the real one.
-              concurrency: DEFAULTS.concurrency * k,
-            },
+            api: compressedApi(sim.apiUrl, DEFAULTS, k),
             projects: seeded.projectIds,
             state: { dir: stateDir },
             listen: "127.0.0.1:0",

@@ -27,8 +27,14 @@ import { startReceiver } from "../../support/receiver.js";
 import { seededRandom } from "../../support/random.js";
 import { zipfExponentFor } from "../../../src/simulator/index.js";
 import { ZipfChooser } from "../../../src/simulator/traffic/zipf.js";
-import type { StatsView } from "../../../src/simulator/index.js";
-import { API_KEY, resetSimStats, routeRequests, simStats, sleep } from "../lib/context.js";
+import {
+  compressedApi,
+  requestRates,
+  resetSimStats,
+  routeRequests,
+  simStats,
+  sleep,
+} from "../lib/context.js";
 import type { BenchContext, SimWorker } from "../lib/context.js";
 import { withRig } from "../lib/rig.js";
 import { percentiles, type Percentiles } from "../lib/stats.js";
@@ -151,13 +157,7 @@ export async function measureSkewedFleet(
       await worker.run("start", {
         env: { PGCP_WEBHOOK_URL: `${receiver.url}/hook` },
         config: {
-          api: {
-            url: sim.apiUrl,
-            key: API_KEY,
-            requestsPerMinute: SETTINGS.requestsPerMinute * k,
-            burstPerSecond: SETTINGS.burstPerSecond * k,
-            concurrency: SETTINGS.concurrency * k,
-          },
+          api: compressedApi(sim.apiUrl, SETTINGS, k),
           projects: projectIds,
           state: { dir: stateDir },
           listen: "127.0.0.1:0",
@@ -267,7 +267,7 @@ export async function measureSkewedFleet(
         requestsPerMinute: perMinute(atEnd.total - atStart.total),
         pollRequestsPerMinute: perMinute(pollRequests),
         listingRequestsPerMinute: perMinute(delta("listEndpoints")),
-        rateLimited: rateLimited(atDrain),
+        rateLimited: requestRates(atDrain, (n) => n).rateLimited,
         longestUnpolledSeconds: atDrain.longestUnreadSeconds * k,
         detection: percentiles(latency(injected)),
         coldDetection: percentiles(latency(cold)),
@@ -335,10 +335,4 @@ function topShare(ranked: readonly string[], counts: Record<string, number>, sha
     if (rank < top) hot += n;
   });
   return all === 0 ? NaN : hot / all;
-}
-
-function rateLimited(stats: StatsView): number {
-  let refused = 0;
-  for (const perStatus of Object.values(stats.routes)) refused += perStatus["429"] ?? 0;
-  return refused;
 }
