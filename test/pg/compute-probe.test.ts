@@ -26,7 +26,7 @@ import { freePort } from "../e2e/support/server-process.js";
 import { startReceiver } from "../support/receiver.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { sleep, waitFor } from "../support/wait.js";
-import { describePg, dropComputeDatabase, PG_ADMIN_URL } from "./support.js";
+import { describePg, dropComputeDatabase, firstEndpoint, PG_ADMIN_URL } from "./support.js";
 
 describePg("the compute probe against the simulator's computes", () => {
   const tag = randomBytes(4).toString("hex");
@@ -113,15 +113,7 @@ describePg("the compute probe against the simulator's computes", () => {
     return { projectId, endpoint };
   }
 
-  async function endpointOf(projectId: string): Promise<Endpoint> {
-    const listed = await t.api<{ endpoints: Endpoint[] }>(
-      "GET",
-      `/projects/${projectId}/endpoints`,
-    );
-    const endpoint = listed.body.endpoints[0];
-    if (endpoint === undefined) throw new Error(`project ${projectId} has no endpoint`);
-    return endpoint;
-  }
+  const endpointOf = (projectId: string): Promise<Endpoint> => firstEndpoint(t, projectId);
 
   async function operationsOf(projectId: string): Promise<Operation[]> {
     const page = await t.api<OperationsPage>("GET", `/projects/${projectId}/operations?limit=100`);
@@ -160,9 +152,27 @@ describePg("the compute probe against the simulator's computes", () => {
   const series = (e: TestExporter, name: string, labels: Record<string, string>) =>
     e.value(name, labels);
 
-  it("reads the file cache hit ratio and the connections of an active compute", async () => {
+  /**
+   * A running endpoint whose compute runs at `hitRatio`: restarted once set, since its counters
+   * cover the time since its start and would otherwise mix in the ratio it started at.
+   */
+  async function runningAt(hitRatio: number): Promise<{ projectId: string; endpoint: Endpoint }> {
     const { projectId, endpoint } = await runningEndpoint();
-    await t.sim.configureCompute(endpoint.id, { hit_ratio: 97.5 });
+    await t.sim.configureCompute(endpoint.id, { hit_ratio: hitRatio });
+    const path = `/projects/${projectId}/endpoints/${endpoint.id}`;
+    const inState = (state: string) =>
+      waitFor(`${projectId}'s endpoint ${state}`, async () => {
+        const e = await endpointOf(projectId);
+        return e.pending_state === undefined && e.current_state === state && e;
+      });
+    await t.api("POST", `${path}/suspend`);
+    await inState("idle");
+    await t.api("POST", `${path}/start`);
+    return { projectId, endpoint: await inState("active") };
+  }
+
+  it("reads the file cache hit ratio and the connections of an active compute", async () => {
+    const { projectId, endpoint } = await runningAt(97.5);
     await busyClient(endpoint);
     await client(endpoint);
     const e = await exporter([projectId]);
@@ -189,8 +199,7 @@ describePg("the compute probe against the simulator's computes", () => {
       () => advised.close(),
       () => everything.close(),
     );
-    const { projectId, endpoint } = await runningEndpoint();
-    await t.sim.configureCompute(endpoint.id, { hit_ratio: 90 });
+    const { projectId, endpoint } = await runningAt(90);
     await busyClient(endpoint);
     const startedAt = Date.parse((await t.sim.compute(endpoint.id)).started_at ?? "");
     const e = await exporter(
