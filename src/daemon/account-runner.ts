@@ -7,7 +7,7 @@ import type { ApiClient } from "../api/index.js";
 import type { Clock } from "../clock.js";
 import type { AccountPlan, Config } from "../config/index.js";
 import { errorFields, type Logger } from "../logger.js";
-import { Scheduler, type JobOutcome } from "../scheduler/index.js";
+import { Scheduler, type DescribeReason, type JobOutcome } from "../scheduler/index.js";
 import type { DaemonObserver } from "../sync/index.js";
 import type { FleetDirectory } from "./fleet-directory.js";
 import type { ProjectRoster } from "./project-roster.js";
@@ -95,6 +95,12 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     noteKey(effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
     if (effects.job.refused === "project") refusedProjects.add(projectId);
     else if (effects.job.answered === true) refusedProjects.delete(projectId);
+    // The project's first alerts want its branches' names: read them before the alerts go.
+    if (effects.deliver && inputs.directory.branchesUnread(projectId)) {
+      const described = await describe(projectId, signal, "alert");
+      const requests = effects.job.requests + (described?.requests ?? 0);
+      return inputs.apply(projectId, { ...effects, job: { ...effects.job, requests } });
+    }
     return inputs.apply(projectId, effects);
   };
 
@@ -154,13 +160,20 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
 
   // What the API refuses is left to the polls: a describe follows a poll in the same job, and
   // its refusal would hold the account's other projects before their own polls were refused.
-  const describe = (projectId: string, signal: AbortSignal) =>
-    read(
+  const describe = async (projectId: string, signal: AbortSignal, reason: DescribeReason) => {
+    let requests = 0;
+    const outcome = await read(
       projectId,
       signal,
       { what: "reading the project's name and branches", refusals: false },
-      () => inputs.directory.describe(projectId, plan.name, client, signal),
+      async () => {
+        requests = await inputs.directory.describe(projectId, plan.name, client, signal, reason);
+      },
     );
+    if (outcome === undefined) return undefined;
+    // A failed read made at least the request that failed.
+    return { ...outcome, requests: outcome.answered === true ? requests : Math.max(requests, 1) };
+  };
 
   // Each account plans its own projects within its own rate limit (the API's is per account).
   const scheduler = new Scheduler(

@@ -151,6 +151,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     clock,
     graceSeconds: config.discoveryGrace,
     maxBranches: config.metrics.maxBranchesPerProject,
+    branchesAtStart: config.metrics.branches || config.metrics.detail === "full",
   });
   const clientOf = (account: string): ApiClient => {
     const found = deps.clients.find((c) => c.name === account);

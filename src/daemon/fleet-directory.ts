@@ -1,8 +1,9 @@
 /**
  * What the daemon reads of each watched project besides its operations, to show beside ids: its
  * name, account, organisation and region (from discovery's listing, else read once), and its
- * branches (listed once at the start and when a poll sees them change). It tells the observers
- * (`projectDescribed`, `branchesListed`).
+ * branches: listed at the start when their series are exported (`branchesAtStart`), else first
+ * when a poll of the project raises alerts (before they are handed to the notifier, for the
+ * names in them), and whenever a poll sees them change. It tells the observers (`projectDescribed`, `branchesListed`).
  *
  * At most `maxBranches` branches of a project are kept: its default branch, then the oldest, so
  * that the series of long-lived branches stay while preview branches come and go past the cap;
@@ -14,6 +15,7 @@ import type { Clock } from "../clock.js";
 import type { Branch, ProjectListItem } from "../contract/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import type { BranchInfo, DaemonObserver, ProjectInfo } from "../sync/index.js";
+import type { DescribeReason } from "../scheduler/index.js";
 import { Departures } from "./departures.js";
 
 export interface DirectoryInputs {
@@ -24,6 +26,11 @@ export interface DirectoryInputs {
   readonly graceSeconds: number;
   /** The most branches of a project kept (`metrics.maxBranchesPerProject`). */
   readonly maxBranches: number;
+  /**
+   * List every project's branches after its first poll (`pgcp_branch_info` is exported); else
+   * a project's branches are read first when its alerts want their names.
+   */
+  readonly branchesAtStart: boolean;
 }
 
 /** One project's branches: those kept from its latest listing, and those gone since. */
@@ -73,25 +80,45 @@ export class FleetDirectory implements Pick<DaemonObserver, "projectsChanged"> {
   /**
    * Reads what is shown of a project: its name and organisation while unknown (from discovery's
    * listing when it has the project, else `GET /projects/{id}`), its organisation's name once,
-   * and its branches. Rejects with what the API answered to the project's own calls.
+   * and its branches when `reason` wants them (see `branchesAtStart`). Resolves to the requests
+   * it made; rejects with what the API answered to the project's own calls.
    */
   async describe(
     projectId: string,
     account: string,
     client: Pick<ApiClient, "getProject" | "listBranches" | "getOrganization">,
     signal: AbortSignal,
-  ): Promise<void> {
+    reason: DescribeReason,
+  ): Promise<number> {
+    let requests = 0;
     const known = this.#described.get(projectId);
     if (known === undefined || (known.orgId !== undefined && known.orgName === undefined)) {
-      const item = this.#listed.get(projectId) ?? (await client.getProject(projectId, { signal }));
+      let item = this.#listed.get(projectId);
+      if (item === undefined) {
+        requests += 1;
+        item = await client.getProject(projectId, { signal });
+      }
       const orgId = item.org_id ?? undefined;
       if (orgId !== undefined && !this.#orgNames.has(orgId)) {
+        requests += 1;
         await this.#readOrganization(orgId, account, client, signal);
       }
       this.#tell(projectId, infoOf(item, account, this.#orgName(orgId)));
     }
-    const branches = await client.listBranches(projectId, { signal });
-    this.#branchesListed(projectId, branches);
+    const unread = !this.#branches.has(projectId);
+    const wanted =
+      reason === "branches" || (unread && (reason === "alert" || this.#inputs.branchesAtStart));
+    if (wanted) {
+      requests += 1;
+      const branches = await client.listBranches(projectId, { signal });
+      this.#branchesListed(projectId, branches);
+    }
+    return requests;
+  }
+
+  /** The project's branches have not been listed yet. */
+  branchesUnread(projectId: string): boolean {
+    return !this.#branches.has(projectId);
   }
 
   /** Forgets the projects no longer shown (their grace, if any, has ended). */

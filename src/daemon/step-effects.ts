@@ -4,11 +4,7 @@
  * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
  */
 import { ApiError } from "../api/index.js";
-import {
-  BRANCH_OPERATION_ACTIONS,
-  ENDPOINT_OPERATION_ACTIONS,
-  PERIODIC_OPERATION_ACTIONS,
-} from "../contract/index.js";
+import { BRANCH_OPERATION_ACTIONS, ENDPOINT_OPERATION_ACTIONS } from "../contract/index.js";
 import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
@@ -44,13 +40,11 @@ export interface JobResult {
   readonly refused?: RefusalKind;
   /** The API answered: the account's key is good. */
   readonly answered?: boolean;
-  /** The poll found new or changed operations other than the control plane's periodic ones. */
-  readonly active?: boolean;
   /**
-   * How long ago (by the API's clock) the newest operation the poll read was created, the
-   * periodic ones left out.
+   * How long ago (by the API's clock) each operation the poll read was created, the periodic
+   * ones left out.
    */
-  readonly newestOperationAgeMs?: number;
+  readonly activityAgesMs?: readonly number[];
   /** The poll saw an operation that changes endpoints start or end. */
   readonly endpointsChanged?: boolean;
   /** The poll saw an operation that creates, deletes or moves a branch start or end. */
@@ -212,10 +206,7 @@ function committedEffects(
       requests: result.requests,
       open: context.open,
       answered: true,
-      active: result.transitions.some((t) => !PERIODIC_OPERATION_ACTIONS.has(t.op.action)),
-      ...(result.newestActivityMs === undefined
-        ? {}
-        : { newestOperationAgeMs: Math.max(0, result.serverNowMs - result.newestActivityMs) }),
+      activityAgesMs: result.activityMs.map((ms) => Math.max(0, result.serverNowMs - ms)),
       endpointsChanged: result.transitions.some((t) => ENDPOINT_OPERATION_ACTIONS.has(t.op.action)),
       branchesChanged: result.transitions.some((t) => BRANCH_OPERATION_ACTIONS.has(t.op.action)),
     },

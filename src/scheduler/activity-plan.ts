@@ -1,14 +1,15 @@
 /**
  * The activity-aware plan: pure arithmetic that gives each project its poll interval within the
- * request budget. Projects with open operations (`fast`) keep the fast interval, and while the
- * budget holds every other project at the base interval, they all keep it. When it cannot, the
- * budget is shared by activity: every other project has a weight, its recent activity
- * (operations found, each counting less as it ages), and a project of weight w is polled every
- * `scale / sqrt(w + IDLE_WEIGHT)` seconds, within [fast interval, maxInterval], with the smallest
- * `scale` the budget allows. Polling each project in proportion to the square root of its rate
- * of operations is what keeps the mean wait between a failure and the poll that sees it smallest
- * for a given number of polls: the busiest projects are polled as often as the fast interval,
- * idle ones (weight 0) wait longest, none beyond `maxInterval` while the budget allows it.
+ * request budget. While the budget holds every project at its interval, projects with open
+ * operations are polled at the fast interval and the others at the base interval. When it
+ * cannot, the budget is shared by activity: every project has a weight, its recent activity
+ * (its operations, each counting less as it ages; at least `OPEN_WEIGHT` while some are open),
+ * and a project of weight w is polled every `scale / sqrt(w + IDLE_WEIGHT)` seconds, within
+ * [fast interval, maxInterval], with the smallest `scale` the budget allows. Polling each project
+ * in proportion to the square root of its rate of operations is what keeps the mean wait between
+ * a failure and the poll that sees it smallest for a given number of polls: the busiest projects
+ * and those with open operations are polled as often as the fast interval allows, idle ones
+ * (weight 0) wait longest, none beyond `maxInterval` while the budget allows it.
  */
 
 /** How recently a project has shown activity, fastest first (the scheduler's lanes). */
@@ -36,11 +37,20 @@ export function activityWeight(ageMs: number, activeWindowMs: number): number {
   return 2 ** ((-HALF_LIVES_PER_WINDOW * Math.max(0, ageMs)) / activeWindowMs);
 }
 
+/**
+ * The least weight of a project with open operations: sixteen fresh operations'. An open
+ * operation ends within seconds or minutes, and may fail as it ends, so its project comes
+ * before all but the busiest when the budget is shared.
+ */
+export const OPEN_WEIGHT = 16;
+
 export interface ActivityPlanInput {
-  /** Requests one poll of each project with open operations costs, summed. */
-  readonly fastCost: number;
-  /** The other projects: what one poll costs, and the project's weight (0 when idle). */
-  readonly projects: readonly { readonly cost: number; readonly weight: number }[];
+  /** Each project: what one poll costs, its weight (0 when idle), and whether it has open operations. */
+  readonly projects: readonly {
+    readonly cost: number;
+    readonly weight: number;
+    readonly open?: boolean;
+  }[];
   readonly fastIntervalSeconds: number;
   readonly baseIntervalSeconds: number;
   /** The longest any project should wait between polls. */
@@ -50,8 +60,11 @@ export interface ActivityPlanInput {
 }
 
 export interface ActivityPlan {
-  /** Seconds between two polls of a project with open operations. */
-  readonly fastSeconds: number;
+  /**
+   * While the budget holds every project at its interval: the interval of the projects with
+   * open operations (the fast interval); undefined when the budget is shared by weight.
+   */
+  readonly openSeconds: number | undefined;
   /** The others: `scale / sqrt(weight + IDLE_WEIGHT)`, within [minSeconds, maxSeconds]. */
   readonly scale: number;
   readonly minSeconds: number;
@@ -60,16 +73,23 @@ export interface ActivityPlan {
   readonly beyondMax: boolean;
 }
 
-/** Seconds between two polls of a project of `weight` (not one with open operations). */
-export function intervalFor(plan: ActivityPlan, weight: number): number {
-  const raw = plan.scale / Math.sqrt(Math.max(0, weight) + IDLE_WEIGHT);
+/** The weight a project is planned with: at least `OPEN_WEIGHT` while it has open operations. */
+export function plannedWeight(weight: number, open = false): number {
+  const w = Math.max(0, weight);
+  return open ? Math.max(w, OPEN_WEIGHT) : w;
+}
+
+/** Seconds between two polls of a project of `weight`, with open operations or not. */
+export function intervalFor(plan: ActivityPlan, weight: number, open = false): number {
+  if (open && plan.openSeconds !== undefined) return plan.openSeconds;
+  const raw = plan.scale / Math.sqrt(plannedWeight(weight, open) + IDLE_WEIGHT);
   return Math.min(plan.maxSeconds, Math.max(plan.minSeconds, raw));
 }
 
 /** Requests per minute the polls cost under `plan`. */
 export function planDemandPerMinute(input: ActivityPlanInput, plan: ActivityPlan): number {
-  let perSecond = input.fastCost / plan.fastSeconds;
-  for (const p of input.projects) perSecond += p.cost / intervalFor(plan, p.weight);
+  let perSecond = 0;
+  for (const p of input.projects) perSecond += p.cost / intervalFor(plan, p.weight, p.open);
   return perSecond * 60;
 }
 
@@ -79,48 +99,48 @@ const STEPS = 60;
 export function planActivity(input: ActivityPlanInput): ActivityPlan {
   const capacity = input.capacityPerMinute / 60;
   const base = input.baseIntervalSeconds;
+  const fast = Math.min(input.fastIntervalSeconds, base);
   const max = Math.max(input.maxIntervalSeconds, base);
-  // Projects of one weight cost alike: an idle fleet is one group.
+  // Projects of one planned weight cost alike: an idle fleet is one group.
   const groups = new Map<number, number>();
   let total = 0;
   let heaviest = 0;
+  let atIntervals = 0;
   for (const p of input.projects) {
-    const weight = Math.max(0, p.weight);
+    const weight = plannedWeight(p.weight, p.open);
     groups.set(weight, (groups.get(weight) ?? 0) + p.cost);
     total += p.cost;
     heaviest = Math.max(heaviest, weight);
+    atIntervals += p.cost / (p.open === true ? fast : base);
   }
-  const fastAtFloor = input.fastCost / input.fastIntervalSeconds;
-  // Shared by activity, the others range from the fast interval to `max`.
-  const plan = (scale: number, fastSeconds = input.fastIntervalSeconds): ActivityPlan => ({
-    fastSeconds,
-    scale,
-    minSeconds: Math.min(input.fastIntervalSeconds, base),
-    maxSeconds: max,
-    beyondMax: false,
-  });
-  const demand = (scale: number): number => {
-    let perSecond = 0;
-    for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
-    return perSecond;
-  };
-  if (fastAtFloor + total / base <= capacity) return { ...plan(0), minSeconds: base };
-  if (fastAtFloor + total / max <= capacity) {
-    // The smallest scale the budget allows: at `high` every project waits `max`.
+  if (atIntervals <= capacity) {
+    return { openSeconds: fast, scale: 0, minSeconds: base, maxSeconds: max, beyondMax: false };
+  }
+  if (total / max <= capacity) {
+    // Shared by weight, from the fast interval to `max`: the smallest scale the budget allows
+    // (at `high` every project waits `max`).
+    const plan = (scale: number): ActivityPlan => ({
+      openSeconds: undefined,
+      scale,
+      minSeconds: fast,
+      maxSeconds: max,
+      beyondMax: false,
+    });
+    const demand = (scale: number): number => {
+      let perSecond = 0;
+      for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
+      return perSecond;
+    };
     let low = 0;
     let high = max * Math.sqrt(heaviest + IDLE_WEIGHT);
     for (let i = 0; i < STEPS; i++) {
       const mid = (low + high) / 2;
-      if (fastAtFloor + demand(mid) <= capacity) high = mid;
+      if (demand(mid) <= capacity) high = mid;
       else low = mid;
     }
     return plan(high);
   }
-  // Every other project at `max`; what is left goes to the fast lane, if it is enough.
-  const left = capacity - total / max;
-  const fastSeconds = left > 0 ? Math.max(input.fastIntervalSeconds, input.fastCost / left) : 0;
-  if (left > 0 && fastSeconds <= max) return plan(Infinity, fastSeconds);
   // Not even `max` for all fits: every project at one interval, the one the budget allows.
-  const one = capacity > 0 ? (total + input.fastCost) / capacity : Infinity;
-  return { fastSeconds: one, scale: one, minSeconds: one, maxSeconds: one, beyondMax: true };
+  const one = capacity > 0 ? total / capacity : Infinity;
+  return { openSeconds: undefined, scale: one, minSeconds: one, maxSeconds: one, beyondMax: true };
 }

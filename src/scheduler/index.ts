@@ -7,6 +7,7 @@
 export * from "./budget.js";
 export {
   Scheduler,
+  type DescribeReason,
   type JobOutcome,
   type NudgeResult,
   type PollStrategy,

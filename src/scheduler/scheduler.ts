@@ -14,10 +14,11 @@
  * direction and of any size, changes nothing in when projects are polled.
  *
  * With the `activity` strategy (the default) each project's interval follows its recent activity
- * (`activity-plan.ts`): open operations at the fast interval; the others at the base interval
- * while the budget holds them, and when it does not, by the square root of their recent
- * operations (each counting less as it ages), from the fast interval for the busiest to
- * `maxInterval` at most for idle ones. `uniform` stretches every interval by one factor.
+ * (`activity-plan.ts`): open operations at the fast interval and the others at the base interval
+ * while the budget holds them; when it does not, by the square root of their recent operations
+ * (each counting less as it ages; open operations count as many), from the fast interval for
+ * the busiest to `maxInterval` at most for idle ones. `uniform` stretches every interval by one
+ * factor.
  *
  * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
  * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
@@ -50,8 +51,17 @@ import { refusedAgain, type Refusal, type RefusalKind } from "./refusals.js";
 /** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
 const TICK_MS = 1000;
 
+/**
+ * Why a project is described: its first answered poll (`start`), a poll that saw its branches
+ * change (`branches`), or a poll that raised alerts (`alert`: their names are wanted; the
+ * poll's job reads them itself, before the alerts go).
+ */
+export type DescribeReason = "start" | "branches" | "alert";
+
 /** How a job went, as far as the schedule cares. */
 export interface JobOutcome {
+  /** Requests the job made (a describe that found everything known makes none). */
+  readonly requests?: number;
   /** The job failed because a request ran out of time: the project is slow. */
   readonly slow?: boolean;
   /** The API refused the project (404, 403) or the account's key (401). */
@@ -59,16 +69,11 @@ export interface JobOutcome {
   /** The API answered the job's requests: the account's key is good. */
   readonly answered?: boolean;
   /**
-   * The poll found new or changed operations (the control plane's periodic ones aside): the
-   * project is active.
+   * How long ago (ms, by the API's clock) each operation the poll read was created, new or
+   * already known (the control plane's periodic ones aside): the project's recent activity as
+   * its log shows it, from its first poll on.
    */
-  readonly active?: boolean;
-  /**
-   * How long ago (ms, by the API's clock) the newest operation the poll read was created (the
-   * periodic ones aside): after a restart, a project busy before it is active again from its
-   * first poll.
-   */
-  readonly newestOperationAgeMs?: number;
+  readonly activityAgesMs?: readonly number[];
   /** The poll saw an operation that changes endpoints start or end: list them now. */
   readonly endpointsChanged?: boolean;
   /** The poll saw an operation that creates, deletes or moves a branch start or end. */
@@ -87,10 +92,24 @@ export interface SchedulerJobs {
   /** Lists one project's endpoints. */
   listEndpoints(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
   /**
-   * Reads what is shown of a project beside its id (its branches, and its name while unknown):
-   * after its first answered poll, and after one that saw its branches change.
+   * Reads what is shown of a project beside its id (its name while unknown, its branches): after
+   * its first answered poll, and after one that saw its branches change. What it reads for each
+   * `reason` is the job's to decide.
    */
-  describe?(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
+  describe?(
+    projectId: string,
+    signal: AbortSignal,
+    reason: DescribeReason,
+  ): Promise<JobOutcome | undefined>;
+}
+
+/** Why the project is to be described after its poll, if it is. */
+function describeReason(
+  entry: { readonly describe: boolean },
+  poll: JobOutcome | undefined,
+): DescribeReason | undefined {
+  if (poll?.branchesChanged === true) return "branches";
+  return entry.describe ? "start" : undefined;
 }
 
 /** Jobs of slow projects allowed in flight at once: a quarter of the slots, at least one. */
@@ -127,6 +146,8 @@ interface Entry {
   lane: Lane;
   requestsPerPoll: number | undefined;
   nextPollMs: number;
+  /** When its last poll ended (monotonic ms); undefined before the first. */
+  lastPollMs: number | undefined;
   nextEndpointsMs: number;
   busy: boolean;
   /** Its last job timed out (see `slowShare`). */
@@ -170,7 +191,7 @@ export class Scheduler {
   private current: Budget = { demandPerMinute: 0, capacityPerMinute: 0, stretch: 1 };
   /** The intervals planned now (the uniform strategy's: one for all but the fast lane). */
   private plan: ActivityPlan = {
-    fastSeconds: 0,
+    openSeconds: 0,
     scale: 0,
     minSeconds: 0,
     maxSeconds: 0,
@@ -207,7 +228,7 @@ export class Scheduler {
    * operation just found (busier ones are polled more often, down to the base interval).
    */
   tierIntervalSeconds(tier: Tier): number {
-    if (tier === "fast") return this.plan.fastSeconds;
+    if (tier === "fast") return intervalFor(this.plan, 0, true);
     return intervalFor(this.plan, tier === "active" ? 1 : 0);
   }
 
@@ -233,6 +254,7 @@ export class Scheduler {
         lane: "base",
         requestsPerPoll: undefined,
         nextPollMs: firstDueMs(now, this.options.fastIntervalSeconds, spread),
+        lastPollMs: undefined,
         nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
         busy: false,
         slow: false,
@@ -332,13 +354,14 @@ export class Scheduler {
     let next = Infinity;
     for (const e of this.entries.values()) {
       if (e.busy) continue;
-      const at = Math.min(e.nextPollMs, this.endpointsDue(e));
+      const at = Math.min(this.pollDue(e), this.endpointsDue(e));
       if (at <= now) due.push(e);
       else next = Math.min(next, at);
     }
     due.sort(
       (a, b) =>
-        Math.min(a.nextPollMs, this.endpointsDue(a)) - Math.min(b.nextPollMs, this.endpointsDue(b)),
+        Math.min(this.pollDue(a), this.endpointsDue(a)) -
+        Math.min(this.pollDue(b), this.endpointsDue(b)),
     );
     const slowLimit = slowShare(this.options.maxConcurrent);
     for (const entry of due) {
@@ -386,6 +409,22 @@ export class Scheduler {
     await this.drain();
   }
 
+  /**
+   * When the project's poll is due: as planned, and under the activity strategy never later
+   * than `maxInterval` after its last poll, as `maxInterval` stands now (a due time planned
+   * while the budget was shorter is brought forward). A refused project keeps its backoff.
+   */
+  private pollDue(entry: Entry): number {
+    if (
+      this.options.strategy === "uniform" ||
+      entry.refusal !== undefined ||
+      entry.lastPollMs === undefined
+    ) {
+      return entry.nextPollMs;
+    }
+    return Math.min(entry.nextPollMs, entry.lastPollMs + this.maxInterval * 1000);
+  }
+
   private endpointsDue(entry: Entry): number {
     return this.options.endpointsIntervalSeconds > 0 ? entry.nextEndpointsMs : Infinity;
   }
@@ -398,8 +437,9 @@ export class Scheduler {
     const job = (async () => {
       const outcomes: (JobOutcome | undefined)[] = [];
       let listed = false;
+      const polled = this.pollDue(entry) <= now;
       try {
-        if (entry.nextPollMs <= now) {
+        if (polled) {
           const outcome = await this.jobs.poll(entry.id, this.abort.signal);
           outcomes.push(outcome);
           entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
@@ -416,18 +456,15 @@ export class Scheduler {
           outcomes.push(await this.jobs.listEndpoints(entry.id, this.abort.signal));
         }
         // Described once the API answered the job: at the start (again after a failed try),
-        // then after a poll that saw its branches change. Counted with the listings operations
-        // trigger, so the budget makes room for it.
+        // then after a poll that saw its branches change. Its requests count with the listings
+        // operations trigger, so the budget makes room for them.
         const first = outcomes[0];
-        if (
-          this.jobs.describe !== undefined &&
-          first?.answered === true &&
-          (entry.describe || first.branchesChanged === true)
-        ) {
-          this.countTriggered(now);
-          const described = await this.jobs.describe(entry.id, this.abort.signal);
+        const reason = describeReason(entry, first);
+        if (this.jobs.describe !== undefined && first?.answered === true && reason !== undefined) {
+          const described = await this.jobs.describe(entry.id, this.abort.signal, reason);
+          for (let i = 0; i < (described?.requests ?? 0); i++) this.countTriggered(now);
           outcomes.push(described);
-          entry.describe = described?.answered !== true;
+          entry.describe = entry.describe && described?.answered !== true;
         }
       } catch {
         // Jobs report their own failures; a failed job is simply due again next interval.
@@ -436,7 +473,8 @@ export class Scheduler {
         entry.slow = outcomes.some((o) => o?.slow === true);
         this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
-        if (entry.nextPollMs <= now) {
+        if (polled) {
+          entry.lastPollMs = after;
           entry.nextPollMs = entry.refusal?.retryAtMs ?? this.nextPollDue(entry, after);
         }
         if (listed || this.endpointsDue(entry) <= now) {
@@ -518,8 +556,11 @@ export class Scheduler {
   }
 
   /**
-   * What a job's outcomes say of the project's activity: a poll that found operations adds one;
-   * the age of the newest one read (after a restart) gives at least that operation's weight.
+   * What a job's outcomes say of the project's activity: each operation its poll read weighs by
+   * its age (by the API's clock), so that a project's weight is known from its first poll. A
+   * poll from the top of the log reads again what the last one read; the larger of its sum and
+   * the decayed weight counts, so that what it did not read (a nudge, or newer pages than a
+   * catch-up's) still counts as it ages.
    */
   private learnActivity(
     entry: Entry,
@@ -527,13 +568,11 @@ export class Scheduler {
     now: number,
   ): void {
     for (const o of outcomes) {
-      if (o?.active === true) {
-        this.addActivity(entry, now, 1);
-      } else if (o?.newestOperationAgeMs !== undefined) {
-        this.addActivity(entry, now, 0);
-        const weight = activityWeight(o.newestOperationAgeMs, this.activeWindowMs());
-        entry.activity = Math.max(entry.activity, weight);
-      }
+      if (o?.activityAgesMs === undefined) continue;
+      const window = this.activeWindowMs();
+      const read = o.activityAgesMs.reduce((sum, age) => sum + activityWeight(age, window), 0);
+      this.addActivity(entry, now, 0);
+      entry.activity = Math.max(entry.activity, read);
     }
   }
 
@@ -554,9 +593,7 @@ export class Scheduler {
 
   /** Seconds until the project's next poll is due, by the plan. */
   private intervalOf(entry: Entry, now: number): number {
-    return entry.lane === "fast"
-      ? this.plan.fastSeconds
-      : intervalFor(this.plan, this.weightOf(entry, now));
+    return intervalFor(this.plan, this.weightOf(entry, now), entry.lane === "fast");
   }
 
   private due(now: number, intervalSeconds: number): number {
@@ -587,7 +624,7 @@ export class Scheduler {
     };
     if (options.strategy === "uniform") {
       this.plan = {
-        fastSeconds: uniform.fast,
+        openSeconds: uniform.fast,
         scale: 0,
         minSeconds: uniform.idle,
         maxSeconds: uniform.idle,
@@ -602,16 +639,13 @@ export class Scheduler {
       (options.endpointsIntervalSeconds > 0
         ? (planned.length * 60) / (options.endpointsIntervalSeconds * stretch)
         : 0) + triggeredShare(triggered, this.current.capacityPerMinute);
-    let fastCost = 0;
-    const projects: { cost: number; weight: number }[] = [];
-    for (const e of planned) {
-      const cost = Math.max(1, e.requestsPerPoll ?? 1);
-      if (e.lane === "fast") fastCost += cost;
-      else projects.push({ cost, weight: this.weightOf(e, now) });
-    }
+    const projects = planned.map((e) => ({
+      cost: Math.max(1, e.requestsPerPoll ?? 1),
+      weight: this.weightOf(e, now),
+      open: e.lane === "fast",
+    }));
     this.maxInterval = options.maxIntervalSeconds ?? 2 * uniform.idle;
     this.plan = planActivity({
-      fastCost,
       projects,
       fastIntervalSeconds: options.fastIntervalSeconds,
       baseIntervalSeconds: options.baseIntervalSeconds,

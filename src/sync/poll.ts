@@ -148,11 +148,11 @@ export interface PollResult {
   /** The API's time (epoch ms) the poll measured the operations' ages against. */
   readonly serverNowMs: number;
   /**
-   * When the newest operation this poll read was created (epoch ms, the API's clock), leaving
-   * out the control plane's periodic ones and any dated after the API's now; undefined when
-   * it read none.
+   * When each operation this poll read was created (epoch ms, the API's clock), new or not, one
+   * entry an operation, leaving out the control plane's periodic ones and any dated after the
+   * API's now: the project's recent activity as its log shows it.
    */
-  readonly newestActivityMs: number | undefined;
+  readonly activityMs: readonly number[];
 }
 
 /** A tracked operation as it travels through one poll, with the page cursor it was read at. */
@@ -201,13 +201,11 @@ export async function poll(
     apiNowMs,
     options,
   });
-  let newestActivityMs: number | undefined;
+  const activity = new Map<string, number>();
   const visit: RecordVisitor = (record, pageCursor, fresh) => {
     if (!PERIODIC_OPERATION_ACTIONS.has(record.action)) {
       const createdMs = secondOf(record) * 1000;
-      if (createdMs <= apiNowMs && createdMs > (newestActivityMs ?? -Infinity)) {
-        newestActivityMs = createdMs;
-      }
+      if (createdMs <= apiNowMs) activity.set(record.id, createdMs);
     }
     visitRecord(record, pageCursor, fresh);
   };
@@ -274,7 +272,7 @@ export async function poll(
     firstStart,
     anomalies: anomalies.list(),
     serverNowMs: apiNowMs,
-    newestActivityMs,
+    activityMs: [...activity.values()],
   };
 }
 

@@ -7,6 +7,8 @@
  *   discovery grace and then dropped; no branch listing while the project is quiet;
  * - an alert of that project carries the project's, branch's and endpoint's names;
  * - `projects: all` takes the names from discovery's listing, with no read of each project;
+ * - without branch series, a project's branches are read first when its alerts want their
+ *   names;
  * - past `maxBranchesPerProject`, the default branch and the oldest are kept.
  *
  * The simulator's clock is manual: scripted operations move only when the test advances it.
@@ -191,8 +193,59 @@ describe("discovered projects", () => {
       expect(s.labels.org_name).toBe("");
     }
     expect(await answered(sim, "getProject")).toBe(0);
-    // The default detail (standard) serves no branch series without `metrics.branches`.
+    // The default detail (standard) serves no branch series without `metrics.branches`, and
+    // reads no branches while no alert wants their names.
     expect(await series(e, "pgcp_branch_info")).toEqual([]);
+    expect(await answered(sim, "listBranches")).toBe(0);
+  });
+
+  it("read a project's branches first when its alerts want their names", async () => {
+    const sim = await simulator();
+    const hook = await receiver();
+    // A quiet project beside it: its branches are never read.
+    await sim.sim.createProject({ availability_checks: false });
+    const created = await sim.sim.createProject({ availability_checks: false });
+    const id = created.project.id;
+    const branch = created.branches[0]!;
+    await sim.sim.advance(60);
+    const e = await exporter(
+      {
+        api: { url: sim.apiUrl, key: sim.apiKey },
+        projects: "all",
+        state: { dir: await tempDir() },
+        sinks: [{ name: "hook", kind: "webhook", urlEnv: "PGCP_TEST_HOOK_URL", groupWindow: 1 }],
+      },
+      { PGCP_TEST_HOOK_URL: `${hook.url}/hook` },
+    );
+    await waitFor("both projects' info", async () =>
+      (await series(e, "pgcp_project_info")).length === 2 ? true : undefined,
+    );
+    expect(await answered(sim, "listBranches")).toBe(0);
+
+    const steps = [
+      { status: "running", after_seconds: 0 },
+      { status: "failed", after_seconds: 1, error: "config rejected" },
+    ];
+    await sim.sim.scriptOperation({
+      project_id: id,
+      branch_id: branch.id,
+      action: "apply_config",
+      steps,
+    });
+    await sim.sim.advance(2);
+    const alert = await waitFor("the alert", () => {
+      const bodies = hook.requests.map((r) => webhookPayloadSchema.parse(r.json));
+      return bodies.flatMap((b) => b.alerts).find((a) => a.kind === "operation_failed");
+    });
+    const listed = await sim.api<{ branches: { id: string; name: string }[] }>(
+      "GET",
+      `/projects/${id}/branches`,
+    );
+    const name = listed.body.branches.find((b) => b.id === branch.id)?.name;
+    expect(name).toBeDefined();
+    expect(alert).toMatchObject({ project_id: id, branch_id: branch.id, branch_name: name });
+    // The failing project's branches alone, once (and the test's own listing).
+    expect(await answered(sim, "listBranches")).toBe(2);
   });
 
   it("keep the default branch and the oldest past the cap", async () => {

@@ -10,7 +10,7 @@ import { LeaseLostError } from "../../src/store/fencing.js";
 import { StateFileError } from "../../src/store/index.js";
 import type { OutboxEntry } from "../../src/store/index.js";
 import type { PollResult } from "../../src/sync/index.js";
-import { alert, pollResult, projectState, trackedOperation } from "../metrics/support/fixtures.js";
+import { alert, pollResult, projectState } from "../metrics/support/fixtures.js";
 
 const CONTEXT: StepContext = {
   projectId: "p-1",
@@ -51,7 +51,7 @@ describe("a committed poll", () => {
       requests: 3,
       open: true,
       answered: true,
-      active: false,
+      activityAgesMs: [],
       endpointsChanged: false,
       branchesChanged: false,
     });
@@ -59,29 +59,11 @@ describe("a committed poll", () => {
     expect(effects.logs.filter((l) => l.level !== "debug")).toEqual([]);
   });
 
-  it("tells how long ago the newest operation it read was created", () => {
+  it("tells how long ago each operation it read was created, by the API's clock", () => {
     const result = pollResult(projectState("p-1"));
-    const job = stepEffects(
-      committed({ newestActivityMs: result.serverNowMs - 30_000 }),
-      CONTEXT,
-    ).job;
-    expect(job.newestOperationAgeMs).toBe(30_000);
-  });
-
-  it("is active for a new operation of a user, not for the control plane's periodic check", () => {
-    const op = (action: string) => ({
-      kind: "new" as const,
-      op: {
-        ...trackedOperation("p-1", { action, status: "running" }),
-        branchId: undefined,
-        endpointId: undefined,
-        error: undefined,
-      },
-    });
-    const activeAfter = (action: string) =>
-      stepEffects(committed({ transitions: [op(action)] }), CONTEXT).job.active;
-    expect(activeAfter("check_availability")).toBe(false);
-    expect(activeAfter("apply_config")).toBe(true);
+    const activityMs = [result.serverNowMs - 30_000, result.serverNowMs - 600_000];
+    const job = stepEffects(committed({ activityMs }), CONTEXT).job;
+    expect(job.activityAgesMs).toEqual([30_000, 600_000]);
   });
 
   it("wakes the notifier when it raised alerts", () => {

@@ -8,9 +8,11 @@ import { describe, expect, it } from "vitest";
 import {
   ACTIVE_WEIGHT,
   IDLE_WEIGHT,
+  OPEN_WEIGHT,
   activityWeight,
   intervalFor,
   planActivity,
+  plannedWeight,
   planDemandPerMinute,
   type ActivityPlanInput,
 } from "../../src/scheduler/activity-plan.js";
@@ -22,11 +24,14 @@ const settings = {
   capacityPerMinute: 630,
 };
 
-const fleet = (fast: number, weights: readonly (readonly [count: number, weight: number])[]) => ({
-  fastCost: fast,
-  projects: weights.flatMap(([count, weight]) =>
-    Array.from({ length: count }, () => ({ cost: 1, weight })),
-  ),
+/** `open` projects with open operations (weight 0 of their own), and groups of the others. */
+const fleet = (open: number, weights: readonly (readonly [count: number, weight: number])[]) => ({
+  projects: [
+    ...Array.from({ length: open }, () => ({ cost: 1, weight: 0, open: true })),
+    ...weights.flatMap(([count, weight]) =>
+      Array.from({ length: count }, () => ({ cost: 1, weight })),
+    ),
+  ],
 });
 
 describe("the activity-aware plan", () => {
@@ -39,7 +44,7 @@ describe("the activity-aware plan", () => {
         [200, 0],
       ]),
     });
-    expect(plan.fastSeconds).toBe(5);
+    expect(intervalFor(plan, 0, true)).toBe(5);
     expect(intervalFor(plan, 3)).toBe(30);
     expect(intervalFor(plan, 0)).toBe(30);
     expect(plan.beyondMax).toBe(false);
@@ -56,8 +61,12 @@ describe("the activity-aware plan", () => {
       ]),
     };
     const plan = planActivity(input);
-    expect(plan.fastSeconds).toBe(5);
     const busy = intervalFor(plan, 4);
+    // Open operations weigh as sixteen fresh ones: twice as often as the busy ones.
+    expect(intervalFor(plan, 0, true)).toBeCloseTo(intervalFor(plan, OPEN_WEIGHT));
+    expect(busy / intervalFor(plan, 0, true)).toBeCloseTo(
+      Math.sqrt((OPEN_WEIGHT + IDLE_WEIGHT) / (4 + IDLE_WEIGHT)),
+    );
     const idle = intervalFor(plan, 0);
     expect(idle / busy).toBeCloseTo(Math.sqrt((4 + IDLE_WEIGHT) / IDLE_WEIGHT));
     expect(busy).toBeGreaterThanOrEqual(5);
@@ -98,18 +107,17 @@ describe("the activity-aware plan", () => {
     const project = fc.record({
       cost: fc.integer({ min: 1, max: 5 }),
       weight: fc.oneof(fc.constant(0), fc.double({ min: ACTIVE_WEIGHT, max: 100, noNaN: true })),
+      open: fc.boolean(),
     });
     fc.assert(
       fc.property(
         fc.array(project, { maxLength: 300 }),
-        fc.integer({ min: 0, max: 2000 }),
         fc.integer({ min: 1, max: 60 }),
         fc.integer({ min: 1, max: 600 }),
         fc.integer({ min: 1, max: 7200 }),
         fc.integer({ min: 1, max: 100_000 }),
-        (projects, fastCost, fastInterval, baseInterval, maxInterval, capacityPerMinute) => {
+        (projects, fastInterval, baseInterval, maxInterval, capacityPerMinute) => {
           const input: ActivityPlanInput = {
-            fastCost,
             projects,
             fastIntervalSeconds: Math.min(fastInterval, baseInterval),
             baseIntervalSeconds: baseInterval,
@@ -120,18 +128,27 @@ describe("the activity-aware plan", () => {
           expect(planDemandPerMinute(input, plan)).toBeLessThanOrEqual(
             capacityPerMinute * (1 + 1e-9),
           );
-          // More activity is never polled less often; the fast lane is the fastest.
-          const sorted = [...projects].sort((a, b) => a.weight - b.weight);
-          for (let i = 1; i < sorted.length; i++) {
-            const less = intervalFor(plan, sorted[i - 1]?.weight ?? 0);
-            expect(intervalFor(plan, sorted[i]?.weight ?? 0)).toBeLessThanOrEqual(less);
+          // More activity (open operations count as `OPEN_WEIGHT` at least), and open
+          // operations besides, is never polled less often; none more often than the fast
+          // interval.
+          const interval = (p: (typeof projects)[number]) => intervalFor(plan, p.weight, p.open);
+          for (const more of projects) {
+            for (const less of projects) {
+              const heavier =
+                plannedWeight(more.weight, more.open) >= plannedWeight(less.weight, less.open);
+              if (heavier && (more.open || !less.open)) {
+                expect(interval(more)).toBeLessThanOrEqual(interval(less) * (1 + 1e-9));
+              }
+            }
           }
           for (const p of projects) {
-            expect(plan.fastSeconds).toBeLessThanOrEqual(intervalFor(plan, p.weight));
+            expect(intervalFor(plan, p.weight, true)).toBeLessThanOrEqual(
+              intervalFor(plan, p.weight, false) * (1 + 1e-9),
+            );
+            expect(interval(p)).toBeGreaterThanOrEqual(input.fastIntervalSeconds * (1 - 1e-9));
           }
-          expect(plan.fastSeconds).toBeGreaterThanOrEqual(input.fastIntervalSeconds);
           const max = Math.max(maxInterval, baseInterval);
-          const cost = projects.reduce((sum, p) => sum + p.cost, 0) + fastCost;
+          const cost = projects.reduce((sum, p) => sum + p.cost, 0);
           if ((cost * 60) / max <= capacityPerMinute) {
             expect(plan.beyondMax).toBe(false);
             for (const p of projects) {

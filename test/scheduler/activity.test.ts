@@ -41,7 +41,9 @@ async function tenMinutes(
     {
       poll: (projectId) => {
         polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
-        return Promise.resolve({ requests: 1, open: false, active: projectId === "hot" });
+        // The hot project's log shows an operation a second old at every poll.
+        const activityAgesMs = projectId === "hot" ? [1000] : [];
+        return Promise.resolve({ requests: 1, open: false, activityAgesMs });
       },
       listEndpoints: () => Promise.resolve(undefined),
     },
@@ -68,8 +70,8 @@ describe("the activity strategy", () => {
       // As after a restart: no new operation, but "busy" had one ten seconds ago.
       poll: (projectId) => {
         polls.set(projectId, (polls.get(projectId) ?? 0) + 1);
-        const newestOperationAgeMs = projectId === "busy" ? 10_000 : 86_400_000;
-        return Promise.resolve({ requests: 1, open: false, newestOperationAgeMs });
+        const activityAgesMs = projectId === "busy" ? [10_000] : [86_400_000];
+        return Promise.resolve({ requests: 1, open: false, activityAgesMs });
       },
       listEndpoints: () => Promise.resolve(undefined),
     });

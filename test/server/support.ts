@@ -176,7 +176,7 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
   return {
     state: s,
     serverNowMs: s.committedAtMs,
-    newestActivityMs: undefined,
+    activityMs: [],
     alerts: [],
     silenced: [],
     anomalies: [],

@@ -1,7 +1,8 @@
 /**
- * How long ago a project was last used, as a poll tells the scheduler: the newest operation it
- * read, by the API's clock, leaving out the control plane's periodic availability checks (they
- * come to every project alike and would keep a whole fleet "active").
+ * How busy a project has been of late, as a poll tells the scheduler: when each operation it
+ * read was created, by the API's clock, new or already known, leaving out the control plane's
+ * periodic availability checks (they come to every project alike and would keep a whole fleet
+ * "active").
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
@@ -22,7 +23,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-it("gives the age of the newest operation read, the availability checks aside", async () => {
+it("gives when each operation it read was created, the availability checks aside", async () => {
   const created = await sim.sim.createProject({ plan: "paid", availability_checks: false });
   const projectId = created.project.id;
   const branchId = created.branches[0]?.id ?? "";
@@ -33,20 +34,36 @@ it("gives the age of the newest operation read, the availability checks aside", 
       action,
       steps: runsThen("finished", 1),
     });
+  const secondMs = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
   await sim.sim.advance(600);
-  const configured = await script("apply_config");
+  const first = await script("apply_config");
   await sim.sim.advance(900);
   await script("check_availability");
+  // The daemon's default first page: the newest 50 records, new or not.
+  const options = pollOptions({ firstPageLimit: 50 });
+  const sync = new ProjectSync(projectId, await openStateStore(), client, options);
+  const before = await sync.step(Date.now());
+  if (before.kind !== "committed") throw new Error(`poll ${before.kind}`);
   await sim.sim.advance(300);
+  const second = await script("apply_config");
   await script("check_availability");
   await sim.sim.advance(120);
 
-  const sync = new ProjectSync(projectId, await openStateStore(), client, pollOptions());
+  // The second poll reads the first operation again, below its checkpoint: it still counts.
   const outcome = await sync.step(Date.now());
   if (outcome.kind !== "committed") throw new Error(`poll ${outcome.kind}`);
-  const { newestActivityMs, serverNowMs } = outcome.result;
-  expect(newestActivityMs).toBe(Math.floor(Date.parse(configured.created_at) / 1000) * 1000);
-  // 900 + 300 + 120 s by the API's clock.
-  expect(serverNowMs - (newestActivityMs ?? 0)).toBeGreaterThanOrEqual(1320_000);
-  expect(serverNowMs - (newestActivityMs ?? 0)).toBeLessThan(1322_000);
+  const { activityMs, serverNowMs } = outcome.result;
+  // Every record of the log but the checks: the project's creation, its compute, both configs.
+  const log = await client.listOperations(projectId, { limit: 50 });
+  const users = log.operations.filter((o) => o.action !== "check_availability");
+  expect(log.operations.length - users.length).toBe(2);
+  expect([...activityMs].sort()).toEqual(users.map((o) => secondMs(o.created_at)).sort());
+  expect(activityMs).toContain(secondMs(first.created_at));
+  expect(activityMs).toContain(secondMs(second.created_at));
+  // 900 + 300 + 120 s and 120 s by the API's clock.
+  const age = (iso: string) => (serverNowMs - secondMs(iso)) / 1000;
+  expect(age(first.created_at)).toBeGreaterThanOrEqual(1320);
+  expect(age(first.created_at)).toBeLessThan(1322);
+  expect(age(second.created_at)).toBeGreaterThanOrEqual(120);
+  expect(age(second.created_at)).toBeLessThan(122);
 });

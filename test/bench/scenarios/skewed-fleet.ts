@@ -17,10 +17,11 @@
  * detection; both strategies pay it alike.
  *
  * Phases: the fleet settles (the computes the generator started at creation suspend); the
- * exporter starts at the top of every log and polls each project once; a warm-up of one
- * longest interval lets the plan learn where the activity is; then a window of injected
- * failures; then a drain until each is alerted (or a deadline). Request rates are the window's;
- * the longest time unpolled is over the warm-up, the window and the drain.
+ * exporter starts at the top of every log and makes its first round: each project polled, its
+ * endpoints listed, its name read (`firstRoundSeconds`); a warm-up of one longest
+ * interval lets the plan learn where the activity is; then a window of injected failures; then
+ * a drain until each is alerted (or a deadline). Request rates are the window's; the longest
+ * time unpolled is over the warm-up, the window and the drain.
  */
 import path from "node:path";
 import { startReceiver } from "../../support/receiver.js";
@@ -36,6 +37,7 @@ import {
   sleep,
 } from "../lib/context.js";
 import type { BenchContext, SimWorker } from "../lib/context.js";
+import type { StatsView } from "../../../src/simulator/index.js";
 import { withRig } from "../lib/rig.js";
 import { percentiles, type Percentiles } from "../lib/stats.js";
 
@@ -97,12 +99,21 @@ export interface SkewedFleetRun {
   readonly requestsPerMinute: number;
   readonly pollRequestsPerMinute: number;
   readonly listingRequestsPerMinute: number;
+  /** Reads of projects, branches and organisations (names beside ids). */
+  readonly describeRequestsPerMinute: number;
+  /**
+   * From the exporter's start until every project was polled, its endpoints listed and its name
+   * read once, seconds (real scale).
+   */
+  readonly firstRoundSeconds: number;
   /** Requests the simulator refused with 429, from the warm-up on. */
   readonly rateLimited: number;
   /** The longest any project went without a read of its operations, seconds (real scale). */
   readonly longestUnpolledSeconds: number;
   /** Detection latency, from the failure to the webhook's 2xx, seconds (real scale). */
   readonly detection: Percentiles;
+  /** From the failure to the poll that raised its alert (the body's `detected_at`). */
+  readonly raising: Percentiles;
   readonly coldDetection: Percentiles;
   readonly injected: number;
   readonly detected: number;
@@ -114,7 +125,11 @@ export interface SkewedFleetRun {
 }
 
 interface AlertBody {
-  readonly alerts?: readonly { readonly operation_id?: string; readonly kind?: string }[];
+  readonly alerts?: readonly {
+    readonly operation_id?: string;
+    readonly kind?: string;
+    readonly detected_at?: string;
+  }[];
 }
 
 interface Injected {
@@ -181,11 +196,13 @@ export async function measureSkewedFleet(
           ],
         },
       });
+      const started = performance.now();
       for (;;) {
         const p = await worker.run("progress");
-        if (p.commits >= projects) break;
-        await sleep(200);
+        if (p.commits >= projects && firstRoundDone(await simStats(sim), projects)) break;
+        await sleep(500);
       }
+      const firstRoundSeconds = ((performance.now() - started) / 1000) * k;
 
       // Warm-up: one longest interval, the same for both strategies' figures.
       const plan = await worker.run("scheduler");
@@ -216,6 +233,7 @@ export async function measureSkewedFleet(
 
       // The drain: until every failure is alerted, or one longest interval and a margin.
       const firstSeen = new Map<string, number>();
+      const raisedAt = new Map<string, number>();
       const wanted = new Set(injected.map((op) => op.id));
       const collect = () => {
         for (const request of receiver.requests) {
@@ -223,6 +241,7 @@ export async function measureSkewedFleet(
             const id = alert.operation_id ?? "";
             if (alert.kind === "operation_failed" && wanted.has(id) && !firstSeen.has(id)) {
               firstSeen.set(id, request.receivedAtMs);
+              raisedAt.set(id, Date.parse(alert.detected_at ?? ""));
             }
           }
         }
@@ -240,9 +259,9 @@ export async function measureSkewedFleet(
       const failedAt = await sim.run("arrivalTimes", { operations: injected, status: "failed" });
       // Wall time of the receiver's 2xx, as simulated time: the clock runs k times faster.
       const simAt = (wallMs: number) => anchor.simMs + (wallMs - anchor.wallMs) * k;
-      const latency = (ops: readonly Injected[]) =>
+      const latency = (ops: readonly Injected[], at = firstSeen) =>
         ops.flatMap((op) => {
-          const received = firstSeen.get(op.id);
+          const received = at.get(op.id);
           const failed = failedAt[op.id];
           if (received === undefined || failed === undefined || failed === null) return [];
           return [(simAt(received) - failed) / 1000];
@@ -267,9 +286,15 @@ export async function measureSkewedFleet(
         requestsPerMinute: perMinute(atEnd.total - atStart.total),
         pollRequestsPerMinute: perMinute(pollRequests),
         listingRequestsPerMinute: perMinute(delta("listEndpoints")),
+        describeRequestsPerMinute: perMinute(
+          DESCRIBE_ROUTES.reduce((n, route) => n + delta(route), 0),
+        ),
+        firstRoundSeconds,
         rateLimited: requestRates(atDrain, (n) => n).rateLimited,
         longestUnpolledSeconds: atDrain.longestUnreadSeconds * k,
         detection: percentiles(latency(injected)),
+        // `detected_at` is the exporter's wall clock, as the receiver's `receivedAtMs` is.
+        raising: percentiles(latency(injected, raisedAt).filter((x) => Number.isFinite(x))),
         coldDetection: percentiles(latency(cold)),
         injected: injected.length,
         detected: firstSeen.size,
@@ -282,6 +307,16 @@ export async function measureSkewedFleet(
       await receiver.close();
     }
   });
+}
+
+/** The routes of what is read to show names beside ids. */
+const DESCRIBE_ROUTES = ["getProject", "listBranches", "getOrganization"] as const;
+
+/** Every project polled, its endpoints listed and its name read once. */
+function firstRoundDone(stats: StatsView, projects: number): boolean {
+  return ["listOperations", "listEndpoints", "getProject"].every(
+    (route) => routeRequests(stats, route) >= projects,
+  );
 }
 
 async function inject(

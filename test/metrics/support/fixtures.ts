@@ -135,7 +135,7 @@ export function pollResult(state: ProjectState): PollResult {
   return {
     state,
     serverNowMs: state.committedAtMs,
-    newestActivityMs: undefined,
+    activityMs: [],
     alerts: [],
     silenced: [],
     anomalies: [],
