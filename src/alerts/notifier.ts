@@ -190,7 +190,7 @@ export class Notifier {
       const alerts = batch.entries.map((e) => alertForSink(e, sink.name));
       const named = alerts.map((alert) => withNames(alert, this.options.names));
       const result = await sink.send(named, this.abort.signal, {
-        firing: owner.state?.firing ?? [],
+        firing: (owner.state?.firing ?? []).map((f) => this.named(f)),
       });
       if (this.abort.signal.aborted) return;
       const after = this.clock.monotonic();
@@ -282,8 +282,9 @@ export class Notifier {
       sent.push({ owner, firing: expired.filter((f) => f.sink === sink.name) });
     }
     if (sent.length === 0) return;
+    // With the names learned since it was first sent (annotations: the alert stays the same one).
     const result = await keeper.refresh(
-      sent.flatMap((s) => s.firing),
+      sent.flatMap((s) => s.firing).map((f) => this.named(f)),
       this.abort.signal,
     );
     if (this.abort.signal.aborted) return;
@@ -304,6 +305,12 @@ export class Notifier {
         firing: settleEnded(s.firing ?? [], sink.name, firing),
       }));
     }
+  }
+
+  /** A firing alert with the names known now that it did not carry yet. */
+  private named(firing: FiringAlert): FiringAlert {
+    const alert = withNames(firing.alert, this.options.names);
+    return alert === firing.alert ? firing : { ...firing, alert };
   }
 
   /** Moves alerts older than the sink's maximum age to the dead letters. */

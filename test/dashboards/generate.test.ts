@@ -2,25 +2,23 @@
  * The dashboards in `dashboards/` are what `tools/dashboards` generates, formatted as prettier
  * formats JSON (so `prettier --check` accepts them): `UPDATE_DASHBOARDS=1 npx vitest run
  * test/dashboards/generate.test.ts` rewrites them. And they are well-formed for Grafana: unique
- * uids and panel ids, every query on the `$datasource` variable, the `$project` variable from a
- * catalogue metric, panels that do not overlap.
+ * uids and panel ids, every query on the `$datasource` variable, the chained `$account`, `$org`,
+ * `$region` and `$project` variables from catalogue metrics, panels that do not overlap.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { format, resolveConfig } from "prettier";
 import { describe, expect, it } from "vitest";
-import {
-  DASHBOARDS,
-  PROJECT_VARIABLE_QUERY,
-  renderDashboard,
-} from "../../tools/dashboards/index.js";
-import { catalogueSeries } from "./support/promql.js";
+import { DASHBOARDS, renderDashboard } from "../../tools/dashboards/index.js";
+import { catalogueProblems, selectors } from "./support/promql.js";
 import {
   DASHBOARD_DIR,
+  FLEET_VARIABLE_NAMES,
   allPanels,
   generatedDashboards,
   panelQueries,
   type DashboardJson,
 } from "./support/dashboards.js";
+import { variablePromql } from "./support/variables.js";
 
 async function formatted(file: string, text: string): Promise<string> {
   const config = await resolveConfig(DASHBOARD_DIR + file);
@@ -57,22 +55,34 @@ describe.each(generatedDashboards().map(({ file, json }) => [file, json] as cons
       expect(json.uid).toMatch(/^[a-z0-9-]{1,40}$/);
     });
 
-    it("has a $datasource variable of type prometheus and a $project variable", () => {
+    it("has a $datasource variable, then $account, $org, $region and $project, chained", () => {
       const variables = json.templating.list;
-      expect(variables.map((v) => v.name)).toEqual(["datasource", "project"]);
-      const [datasource, project] = variables;
-      expect(datasource).toMatchObject({ type: "datasource", query: "prometheus" });
-      expect(project).toMatchObject({
-        type: "query",
-        query: PROJECT_VARIABLE_QUERY,
-        datasource: { type: "prometheus", uid: "${datasource}" },
-        includeAll: true,
-        multi: true,
-        allValue: ".*",
+      expect(variables.map((v) => v.name)).toEqual(["datasource", ...FLEET_VARIABLE_NAMES]);
+      expect(variables[0]).toMatchObject({ type: "datasource", query: "prometheus" });
+      variables.slice(1).forEach((variable, i) => {
+        expect(variable, variable.name).toMatchObject({
+          type: "query",
+          datasource: { type: "prometheus", uid: "${datasource}" },
+          definition: variable.query,
+          includeAll: true,
+          multi: true,
+        });
+        const query = variable.query as string;
+        // Each lists what the ones before it chose, and depends on none after it.
+        for (const before of FLEET_VARIABLE_NAMES.slice(0, i)) {
+          expect(query, variable.name).toContain(`=~"$${before}"`);
+        }
+        for (const after of FLEET_VARIABLE_NAMES.slice(i)) {
+          expect(query, variable.name).not.toContain(`$${after}`);
+        }
+        // From catalogue series, with labels they have.
+        const promql = variablePromql(query);
+        expect(selectors(promql).length, variable.name).toBeGreaterThan(0);
+        expect(catalogueProblems(promql), variable.name).toEqual([]);
       });
-      // The values come from a catalogue metric that has a project label.
-      const [, metric, label] = /^label_values\((\w+), (\w+)\)$/.exec(PROJECT_VARIABLE_QUERY)!;
-      expect(catalogueSeries().get(metric!)).toContain(label);
+      // "All" of the first three matches anything, an empty label too (a personal project has no
+      // organisation); "All" of $project is the projects it lists, so that it follows them.
+      expect(variables.slice(1).map((v) => v.allValue)).toEqual([".*", ".*", ".*", undefined]);
     });
 
     it("reads every panel and query from $datasource", () => {

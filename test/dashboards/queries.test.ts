@@ -1,20 +1,31 @@
 /**
- * Every PromQL expression of the shipped dashboards parses (promtool, Debian's `prometheus`
- * package: fails under CI when missing, skipped elsewhere) and names only series of the metric
- * catalogue, with labels their families have; and every family with a `project` label is
- * filtered by the `$project` variable.
+ * Every PromQL expression of the shipped dashboards, their panels' and their variables', parses
+ * (promtool, Debian's `prometheus` package: fails under CI when missing, skipped elsewhere) and
+ * names only series of the metric catalogue, with labels their families have; every family with
+ * a `project` label is filtered by the `$project` variable, and every other family with an
+ * `account` label by `$account`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROJECT_MATCHER } from "../../tools/dashboards/index.js";
+import { ACCOUNT_MATCHER, PROJECT_MATCHER } from "../../tools/dashboards/index.js";
 import { requireBinary } from "../e2e/support/binaries.js";
-import { loadDashboards, panelQueries, substitute } from "./support/dashboards.js";
+import { loadDashboards, panelQueries, queryVariables, substitute } from "./support/dashboards.js";
 import { catalogueProblems, catalogueSeries, selectors } from "./support/promql.js";
 import { checkExpressions } from "./support/promtool.js";
+import { variablePromql } from "./support/variables.js";
 
-const QUERIES = loadDashboards().flatMap(({ json }) => panelQueries(json));
+/** The panels' queries, and the PromQL of each dashboard's variables. */
+const QUERIES = loadDashboards().flatMap(({ json }) => [
+  ...panelQueries(json),
+  ...queryVariables(json).map((v) => ({
+    dashboard: json.uid,
+    panel: `variable ${v.name}`,
+    refId: "query",
+    expr: variablePromql(v.query as string),
+  })),
+]);
 const label = (q: (typeof QUERIES)[number]) => `${q.dashboard} / ${q.panel} / ${q.refId}`;
 const SUBSTITUTIONS = { rateInterval: "5m", interval: "1m", range: "6h" };
 
@@ -26,6 +37,7 @@ afterAll(() => {
 describe("the dashboards' PromQL", () => {
   it("has queries to check", () => {
     expect(QUERIES.length).toBeGreaterThan(40);
+    expect(QUERIES.filter((q) => q.panel.startsWith("variable ")).length).toBe(2 * 4);
   });
 
   it("parses: promtool check rules accepts each expression as a recording rule", (ctx) => {
@@ -60,10 +72,28 @@ describe("the dashboards' PromQL", () => {
   it("filters every family with a project label by $project", () => {
     const missing: string[] = [];
     for (const q of QUERIES) {
+      // The variables choose the projects: they are not filtered by them.
+      if (q.panel.startsWith("variable ")) continue;
       for (const s of selectors(q.expr)) {
         if (!catalogueSeries().get(s.name)?.includes("project")) continue;
         const filtered = s.matchers.some(
           (m) => `${m.label}${m.op}"${m.value}"` === PROJECT_MATCHER,
+        );
+        if (!filtered) missing.push(`${label(q)}: ${s.name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("filters every other family with an account label by $account", () => {
+    const missing: string[] = [];
+    for (const q of QUERIES) {
+      if (q.panel.startsWith("variable ")) continue;
+      for (const s of selectors(q.expr)) {
+        const labels = catalogueSeries().get(s.name) ?? [];
+        if (labels.includes("project") || !labels.includes("account")) continue;
+        const filtered = s.matchers.some(
+          (m) => `${m.label}${m.op}"${m.value}"` === ACCOUNT_MATCHER,
         );
         if (!filtered) missing.push(`${label(q)}: ${s.name}`);
       }

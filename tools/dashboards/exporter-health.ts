@@ -12,10 +12,11 @@ import {
   row,
   stateTimelinePanel,
   sumBy,
+  sumByProject,
   thresholds,
   valueMappings,
 } from "./panels.js";
-import { perInterval, quantile, rate, sel, type HistogramName } from "./promql.js";
+import { perInterval, quantile, rate, sel, withProjectName, type HistogramName } from "./promql.js";
 
 /** Seconds since a project's latest committed poll. */
 const POLL_AGE = `time() - ${sel("pgcp_project_last_success_timestamp_seconds")}`;
@@ -110,8 +111,8 @@ export function exporterHealthDashboard(): Dashboard {
       stateTimelinePanel({
         title: "Project polls",
         description:
-          "Outcome of each project's latest poll: up when it succeeded and was committed.",
-        queries: [{ expr: sel("pgcp_project_up"), legend: "{{project}}" }],
+          "Outcome of each project's latest poll, by project name: up when it succeeded and was committed.",
+        queries: [{ expr: withProjectName(sel("pgcp_project_up")), legend: "{{name}}" }],
         mappings: valueMappings({
           "1": { text: "up", color: "green" },
           "0": { text: "down", color: "red" },
@@ -124,8 +125,8 @@ export function exporterHealthDashboard(): Dashboard {
       graphPanel({
         title: "Time since last successful poll",
         description:
-          "Seconds since each project's latest committed poll (also one of an earlier run of the exporter).",
-        queries: [{ expr: POLL_AGE, legend: "{{project}}" }],
+          "Seconds since each project's latest committed poll (also one of an earlier run of the exporter), by project name.",
+        queries: [{ expr: withProjectName(POLL_AGE), legend: "{{name}}" }],
         unit: "s",
         width: 12,
       }),
@@ -349,14 +350,14 @@ export function exporterHealthDashboard(): Dashboard {
       graphPanel({
         title: "Alerts given up on",
         description:
-          "Per interval: alerts dead-lettered (refused for good by the sink, or older than its maximum age), and new alerts dropped because a project's outbox was full.",
+          "Per interval: alerts dead-lettered (refused for good by the sink, or older than its maximum age), and new alerts dropped because a project's outbox was full, by project name.",
         queries: [
           sumBy(
             ["sink", "reason"],
             perInterval(sel("pgcp_alerts_dead_lettered_total")),
             "dead-lettered",
           ),
-          sumBy(["project"], perInterval(sel("pgcp_alerts_dropped_total")), "dropped"),
+          sumByProject([], perInterval(sel("pgcp_alerts_dropped_total")), "dropped"),
         ],
         unit: "short",
         bars: true,

@@ -9,8 +9,14 @@ import { exporterHealthDashboard } from "./exporter-health.js";
 import { overviewDashboard } from "./overview.js";
 
 export type { Dashboard } from "./dashboard.js";
-export { PROJECT_MATCHER, HISTOGRAM_SUFFIXES, type SeriesName } from "./promql.js";
-export { PROJECT_VARIABLE_QUERY } from "./dashboard.js";
+export {
+  ACCOUNT_MATCHER,
+  PROJECT_MATCHER,
+  HISTOGRAM_SUFFIXES,
+  withProjectName,
+  type SeriesName,
+} from "./promql.js";
+export { FLEET_VARIABLES, type FleetVariable } from "./dashboard.js";
 export { COMPUTE_PANELS } from "./overview.js";
 
 export interface DashboardFile {

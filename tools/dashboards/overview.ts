@@ -11,10 +11,11 @@ import {
   percentiles,
   row,
   sumBy,
+  sumByProject,
   tablePanel,
   thresholds,
 } from "./panels.js";
-import { perInterval, quantile, rate, sel } from "./promql.js";
+import { perInterval, quantile, rate, sel, withProjectName } from "./promql.js";
 
 /** Arrivals at an end status that count as failures (cancelled and skipped do not). */
 const FAILED = 'status=~"failed|error"';
@@ -197,8 +198,8 @@ export function overviewDashboard(): Dashboard {
       graphPanel({
         title: "Stuck operations by project and action",
         description:
-          "Open operations older than their action's stuck threshold, by project and action.",
-        queries: [sumBy(["project", "action"], sel("pgcp_operations_stuck"))],
+          "Open operations older than their action's stuck threshold, by project (named) and action.",
+        queries: [sumByProject(["action"], sel("pgcp_operations_stuck"))],
         unit: "short",
         stack: true,
         width: 12,
@@ -239,10 +240,10 @@ export function overviewDashboard(): Dashboard {
       graphPanel({
         title: "Cold starts and suspends",
         description:
-          "Finished `start_compute` (cold starts) and `suspend_compute` operations of the project's endpoints per interval, by project.",
+          "Finished `start_compute` (cold starts) and `suspend_compute` operations of the project's endpoints per interval, by project (named).",
         queries: [
-          sumBy(["project"], perInterval(sel("pgcp_project_endpoint_starts_total")), "starts"),
-          sumBy(["project"], perInterval(sel("pgcp_project_endpoint_suspends_total")), "suspends"),
+          sumByProject([], perInterval(sel("pgcp_project_endpoint_starts_total")), "starts"),
+          sumByProject([], perInterval(sel("pgcp_project_endpoint_suspends_total")), "suspends"),
         ],
         unit: "short",
         bars: true,
@@ -274,17 +275,19 @@ export function overviewDashboard(): Dashboard {
       tablePanel({
         title: "Endpoints",
         description:
-          "Each endpoint of the latest listings: its state and autoscaling limits (compute units), and the idle time after which it suspends (+Inf: never).",
+          "Each endpoint of the latest listings, with its project's name: its state and autoscaling limits (compute units), and the idle time after which it suspends (+Inf: never).",
         queries: [
           {
-            expr: perEndpoint(
-              sel("pgcp_endpoint_info"),
-              "branch",
-              "endpoint_type",
-              "region_id",
-              "min_compute_units",
-              "max_compute_units",
-              "auto_suspend_delay_seconds",
+            expr: withProjectName(
+              perEndpoint(
+                sel("pgcp_endpoint_info"),
+                "branch",
+                "endpoint_type",
+                "region_id",
+                "min_compute_units",
+                "max_compute_units",
+                "auto_suspend_delay_seconds",
+              ),
             ),
           },
           { expr: perEndpoint(sel("pgcp_endpoint_current_state"), "state") },
@@ -296,17 +299,19 @@ export function overviewDashboard(): Dashboard {
             options: {
               excludeByName: { Time: true, "Value #A": true, "Value #B": true },
               indexByName: {
-                project: 0,
-                endpoint: 1,
-                branch: 2,
-                endpoint_type: 3,
-                region_id: 4,
-                state: 5,
-                min_compute_units: 6,
-                max_compute_units: 7,
-                auto_suspend_delay_seconds: 8,
+                name: 0,
+                project: 1,
+                endpoint: 2,
+                branch: 3,
+                endpoint_type: 4,
+                region_id: 5,
+                state: 6,
+                min_compute_units: 7,
+                max_compute_units: 8,
+                auto_suspend_delay_seconds: 9,
               },
               renameByName: {
+                name: "project name",
                 endpoint_type: "type",
                 region_id: "region",
                 min_compute_units: "min CU",
@@ -316,7 +321,7 @@ export function overviewDashboard(): Dashboard {
             },
           },
         ],
-        sortBy: { displayName: "project" },
+        sortBy: { displayName: "project name" },
         width: 24,
         height: 10,
       }),
@@ -331,8 +336,8 @@ export function overviewDashboard(): Dashboard {
           "Each active compute's file cache hit ratio since it started, as its `neon_stat_file_cache` view gives it. Below about 99% a transactional workload's working set is not cached. Empty unless the compute probe is on (`computes.enabled`).",
         queries: [
           {
-            expr: perEndpoint(sel("pgcp_endpoint_file_cache_hit_ratio")),
-            legend: "{{project}} {{endpoint}}",
+            expr: withProjectName(perEndpoint(sel("pgcp_endpoint_file_cache_hit_ratio"))),
+            legend: "{{name}} {{endpoint}}",
           },
         ],
         unit: "percent",
@@ -346,8 +351,10 @@ export function overviewDashboard(): Dashboard {
           "Each active compute's client sessions as a share of its `max_connections`, which follows the minimum size of its autoscaling range and does not grow when it scales up.",
         queries: [
           {
-            expr: `${perEndpoint(sel("pgcp_endpoint_connections"))} / ${perEndpoint(sel("pgcp_endpoint_max_connections"))}`,
-            legend: "{{project}} {{endpoint}}",
+            expr: withProjectName(
+              `${perEndpoint(sel("pgcp_endpoint_connections"))} / ${perEndpoint(sel("pgcp_endpoint_max_connections"))}`,
+            ),
+            legend: "{{name}} {{endpoint}}",
           },
         ],
         unit: "percentunit",
@@ -373,7 +380,9 @@ export function overviewDashboard(): Dashboard {
           "Computes for which a larger compute is advised, by reason: `file_cache` (the hit ratio stayed below `computes.advice.hitRatio` for the advice window after the warm-up) or `connections` (the sessions stayed near `max_connections`). docs/runbooks.md#pgcplargercomputeadvised says what it costs and what to change.",
         queries: [
           {
-            expr: `${perEndpoint(sel("pgcp_endpoint_larger_compute_advised"), "reason")} == 1`,
+            expr: withProjectName(
+              `${perEndpoint(sel("pgcp_endpoint_larger_compute_advised"), "reason")} == 1`,
+            ),
           },
         ],
         transformations: [
@@ -381,11 +390,12 @@ export function overviewDashboard(): Dashboard {
             id: "organize",
             options: {
               excludeByName: { Time: true, Value: true },
-              indexByName: { project: 0, endpoint: 1, reason: 2 },
+              indexByName: { name: 0, project: 1, endpoint: 2, reason: 3 },
+              renameByName: { name: "project name" },
             },
           },
         ],
-        sortBy: { displayName: "project" },
+        sortBy: { displayName: "project name" },
         width: 6,
         height: 8,
       }),

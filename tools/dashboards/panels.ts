@@ -13,6 +13,7 @@ import * as stat from "@grafana/grafana-foundation-sdk/stat";
 import * as statetimeline from "@grafana/grafana-foundation-sdk/statetimeline";
 import * as table from "@grafana/grafana-foundation-sdk/table";
 import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
+import { withProjectName } from "./promql.js";
 
 /** Every panel and query reads from the data source the `$datasource` variable selects. */
 export const DATASOURCE: dashboard.DataSourceRef = { type: "prometheus", uid: "${datasource}" };
@@ -54,6 +55,17 @@ export function sumBy(labels: readonly string[], expr: string, prefix?: string):
     expr: `sum by (${labels.join(", ")}) (${expr})`,
     legend: prefix === undefined ? values : `${prefix} ${values}`,
   };
+}
+
+/**
+ * `expr` summed by project and `labels`, with each project's name (`withProjectName`): one series
+ * per project and combination, with a legend of the project's name and the labels' values after
+ * `prefix` (`sumByProject(["action"], x)`: `{{name}} {{action}}`).
+ */
+export function sumByProject(labels: readonly string[], expr: string, prefix?: string): Query {
+  const summed = sumBy(["project", ...labels], expr).expr;
+  const { legend } = sumBy(["name", ...labels], expr, prefix);
+  return { expr: withProjectName(summed), ...(legend === undefined ? {} : { legend }) };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The PromQL vocabulary of the dashboards: series names typed against the metric catalogue, so
- * that a dashboard naming a metric the exporter does not serve fails to compile, and selectors
- * that apply the dashboards' `$project` variable to every family that has a `project` label.
+ * that a dashboard naming a metric the exporter does not serve fails to compile; selectors that
+ * apply the dashboards' `$project` variable to every family that has a `project` label (and
+ * `$account` to the families of an account); and the join that puts each project's name beside
+ * its id.
  */
 import { CATALOGUE, type MetricName } from "../../src/metrics/definitions/catalogue.js";
 
@@ -18,8 +20,18 @@ export const HISTOGRAM_SUFFIXES = ["_bucket", "_sum", "_count"] as const;
 export type SeriesName =
   Exclude<MetricName, HistogramName> | `${HistogramName}${(typeof HISTOGRAM_SUFFIXES)[number]}`;
 
-/** The dashboards' project variable, as a label matcher (a regex: `All` is `.*`). */
+/**
+ * The dashboards' project variable, as a label matcher (a regex: `All` is every project the
+ * variable lists, which follows the account, organisation and region variables).
+ */
 export const PROJECT_MATCHER = 'project=~"$project"';
+
+/**
+ * The dashboards' account variable, as a label matcher (`All` is `.*`): for the families of an
+ * account that have no project label (the scheduler's, the rate limiter's). A family with a
+ * project label follows `$project`, which follows `$account`.
+ */
+export const ACCOUNT_MATCHER = 'account=~"$account"';
 
 /** The catalogue family a series belongs to. */
 export function familyOf(series: SeriesName): Entry {
@@ -35,13 +47,31 @@ export function familyOf(series: SeriesName): Entry {
 
 /**
  * A selector of `series` with `matchers` (e.g. `status=~"failed|error"`), which starts with the
- * project matcher when the family has a `project` label: every panel follows `$project`.
+ * project matcher when the family has a `project` label (every panel follows `$project`), else
+ * with the account matcher when it has an `account` label.
  */
 export function sel(series: SeriesName, ...matchers: string[]): string {
   const family = familyOf(series);
   const labels: readonly string[] = family.labels;
-  const all = labels.includes("project") ? [PROJECT_MATCHER, ...matchers] : matchers;
+  const all = labels.includes("project")
+    ? [PROJECT_MATCHER, ...matchers]
+    : labels.includes("account")
+      ? [ACCOUNT_MATCHER, ...matchers]
+      : matchers;
   return all.length === 0 ? series : `${series}{${all.join(",")}}`;
+}
+
+/**
+ * `expr`, whose series each have a `project` label, with the project's name as the label `name`
+ * (kube-state-metrics style: a join on `pgcp_project_info`, whose value is 1). A project with no
+ * info series (not read yet: right after a start, or one the API does not know or refuses) keeps
+ * its series, named by its id.
+ */
+export function withProjectName(expr: string): string {
+  const info = sel("pgcp_project_info");
+  const named = `(${expr}) * on (project) group_left (name) max by (project, name) (${info})`;
+  const unnamed = `label_replace((${expr}) unless on (project) ${info}, "name", "$1", "project", "(.+)")`;
+  return `${named} or ${unnamed}`;
 }
 
 /** `histogram_quantile(q, sum by (le, ...by) (rate(<family>_bucket{...}[$__rate_interval])))` */

@@ -4,7 +4,9 @@
  *
  * An Alertmanager knows an alert by its labels, so an alert's labels never change while it
  * fires: the recovery of an operation is sent as its failure (or stuck) alert again, with the
- * same labels and `endsAt` set to when it recovered, which Alertmanager shows as resolved.
+ * same labels and `endsAt` set to when it recovered, which Alertmanager shows as resolved. The
+ * names of its project, branch and endpoint, which may become known only after the first
+ * delivery, are annotations for that reason.
  * A firing alert is sent with `endsAt` four re-send intervals ahead, as Prometheus does: if
  * the exporter stops re-sending it, Alertmanager resolves it by itself then.
  */
@@ -75,6 +77,11 @@ export function postableAlert(
     summary: summaryOf(alert),
     description: descriptionOf(alert),
   };
+  // The names beside the ids, once known. Annotations, not labels: Alertmanager knows an alert
+  // by its labels, so a name learned after the first delivery must not make it another alert.
+  if (alert.projectName !== undefined) annotations.project_name = alert.projectName;
+  if (alert.branchName !== undefined) annotations.branch_name = alert.branchName;
+  if (alert.endpointName !== undefined) annotations.endpoint_name = alert.endpointName;
   if (alert.error !== undefined) annotations.error = alert.error;
   if (alert.link !== undefined) annotations.link = alert.link;
   const runbook = options.runbookUrls[alert.kind];

@@ -228,6 +228,24 @@ describe("an alertmanager sink", () => {
         });
         expect(fired.annotations.error).toBe("compute node restarted");
         expect(fired.annotations.summary).toContain("start_compute");
+        // The names beside the ids are annotations (the failure may be raised before the project
+        // was read, and its branches are read only once its alerts want their names: the names
+        // come with a re-send): labels are the alert's identity, so it stays the one alert.
+        // Named as the API names them: a project created without a name after its id; the
+        // operation is on no endpoint, so no endpoint name.
+        const named = await waitFor("the failure's names in Alertmanager", async () => {
+          const alert = alertOf(await peer.alerts(), op.id);
+          return alert?.annotations.branch_name === undefined ? undefined : alert;
+        });
+        expect(named.annotations).toMatchObject({
+          project_name: project.projectId,
+          branch_name: "main",
+        });
+        expect(named.annotations).not.toHaveProperty("endpoint_name");
+        expect(named.labels).toEqual(fired.labels);
+        expect((await peer.alerts()).filter((a) => a.labels.operation_id === op.id)).toHaveLength(
+          1,
+        );
         expect(fired.generatorURL).toBe("https://pgcp.example.test/");
         expect(fired.status.state).toBe("active");
       }

@@ -72,6 +72,35 @@ describe("the alerts posted", () => {
     expect(posted?.generatorURL).toBe("https://pgcp.example.test/");
   });
 
+  it("annotates the names beside the ids, each absent while unknown, and never labels them", () => {
+    const bare = makeAlert();
+    const named = {
+      ...bare,
+      projectName: "Tenant Acme",
+      branchName: "preview/pr-812",
+      endpointName: "primary-rw",
+    };
+    const [first] = deliveryPayload([bare], [], OPTIONS, NOW);
+    const [later] = deliveryPayload([named], [], OPTIONS, NOW);
+    expect(later?.annotations).toMatchObject({
+      project_name: "Tenant Acme",
+      branch_name: "preview/pr-812",
+      endpoint_name: "primary-rw",
+    });
+    for (const key of ["project_name", "branch_name", "endpoint_name"]) {
+      expect(first?.annotations).not.toHaveProperty(key);
+    }
+    // The same alert to Alertmanager once its names are known: its labels are its identity.
+    expect(later?.labels).toEqual(first?.labels);
+    const [partly] = deliveryPayload([makeAlert({ branchName: "main" })], [], OPTIONS, NOW);
+    expect(partly?.annotations.branch_name).toBe("main");
+    expect(partly?.annotations).not.toHaveProperty("project_name");
+    expect(partly?.annotations).not.toHaveProperty("endpoint_name");
+    // A re-send of the firing set carries them too.
+    const [resent] = refreshPayload([{ sink: "am", alert: named, sinceMs: NOW }], OPTIONS, NOW);
+    expect(resent?.annotations.project_name).toBe("Tenant Acme");
+  });
+
   it("names each kind and gives it its severity; static labels cannot replace the sink's", () => {
     const stuck = makeAlert({ kind: "operation_stuck", status: "running" });
     const retrying = makeAlert({ kind: "operation_retrying", status: "running" });

@@ -44,6 +44,11 @@ export interface VariableJson {
   readonly name: string;
   readonly type: string;
   readonly query?: unknown;
+  readonly definition?: string;
+  readonly regex?: string;
+  readonly allValue?: string;
+  readonly multi?: boolean;
+  readonly includeAll?: boolean;
   readonly datasource?: { readonly type?: string; readonly uid?: string };
 }
 
@@ -93,23 +98,38 @@ export function panelQueries(dashboard: DashboardJson): PanelQuery[] {
   );
 }
 
-/** Values for Grafana's variables: `$project` matches every project. */
+/** The query variables that choose projects, in order. */
+export const FLEET_VARIABLE_NAMES = ["account", "org", "region", "project"] as const;
+
+/**
+ * Values for Grafana's variables: the intervals and the range; and what the fleet variables put
+ * in a query (default `.*`, which matches every project).
+ */
 export interface Substitutions {
   readonly rateInterval: string;
   readonly interval: string;
   readonly range: string;
+  readonly fleet?: Partial<Record<(typeof FLEET_VARIABLE_NAMES)[number], string>>;
 }
 
 /**
- * `expr` with Grafana's variables replaced: `$project` by `.*` (what "All" sends), the
- * intervals and the range by `values`. Throws when a variable is left.
+ * `expr` with Grafana's variables replaced: the intervals and the range, and the fleet variables
+ * (`$project`, `$account`, …) by `values.fleet` or `.*`. Throws when a variable is left (a
+ * `label_replace` group reference such as `$1` is no variable).
  */
 export function substitute(expr: string, values: Substitutions): string {
-  const out = expr
+  let out = expr
     .replaceAll("$__rate_interval", values.rateInterval)
     .replaceAll("$__interval", values.interval)
-    .replaceAll("$__range", values.range)
-    .replaceAll("$project", ".*");
-  if (out.includes("$")) throw new Error(`a variable is left in ${out}`);
+    .replaceAll("$__range", values.range);
+  for (const name of FLEET_VARIABLE_NAMES) {
+    out = out.replaceAll(`$${name}`, values.fleet?.[name] ?? ".*");
+  }
+  if (/\$(?!\d)/.test(out)) throw new Error(`a variable is left in ${out}`);
   return out;
+}
+
+/** The query variables of `dashboard`, in order. */
+export function queryVariables(dashboard: DashboardJson): VariableJson[] {
+  return dashboard.templating.list.filter((v) => v.type === "query");
 }
