@@ -142,6 +142,9 @@ const orgIdSchema = z.string().regex(/^org-[a-z0-9-]{1,56}$/, "not an organisati
 /** The name of the account the single-key settings (`api.key`, `projects`) make. */
 export const DEFAULT_ACCOUNT = "default";
 
+/** What an account's name may be (`accounts[].name`; the status page's `?account=` too). */
+export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
  * One API key and what it watches. The API's rate limit is per account, so each account has
  * its own limiter and the scheduler plans each account's projects within its own budget.
@@ -151,7 +154,7 @@ const accountSchema = z
     /** Names the account in metrics (`account` label), logs and the status page. */
     name: z
       .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, '_', '.' or '-'"),
+      .regex(ACCOUNT_NAME_PATTERN, "must be 1 to 64 letters, digits, '_', '.' or '-'"),
     /** The environment variable holding the account's API key (or `<NAME>_FILE`). */
     keyEnv: z
       .string({

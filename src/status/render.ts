@@ -1,15 +1,18 @@
 /**
  * Renders the status page: a pure function from the view model to one small HTML document with
  * an inline stylesheet and no script. Every dynamic value goes through `escapeHtml` (operation
- * error texts come from outside); the page refreshes itself every 10 seconds.
+ * error texts and the names of projects, organisations and endpoints come from outside); the
+ * page refreshes itself every 10 seconds, keeping its filter (a plain GET form: `?account=`,
+ * `?org=`).
  */
 import type {
   ComputeStatus,
   DeadLetterView,
   FailureView,
   OpenOperationView,
+  FilterStatus,
   ProjectHealth,
-  SilencedView,
+  SilencedRow,
   SilenceStatus,
   SinkStatus,
   StatusProject,
@@ -38,6 +41,8 @@ th{font-weight:600}td.num,th.num{text-align:right}
 ul{margin:.2rem 0;padding-left:1.1rem}
 code{font:12px ui-monospace,monospace;word-break:break-all}
 .project-id{white-space:nowrap;word-break:normal}
+.project-name,.endpoint-name{font-weight:600;word-break:break-word}.project-where{font-size:12px}
+#filter{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin:.75rem 0}
 .muted,.note{color:var(--muted)}.note{margin:.4rem 0}
 .badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;color:#fff;background:var(--muted);white-space:nowrap}
 .badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
@@ -104,6 +109,22 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** A name from outside beside its id (the id alone while the name is unknown). */
+function named(name: string | undefined, id: string, nameClass: string, idClass = ""): string {
+  const code = `<code${idClass === "" ? "" : ` class="${idClass}"`}>${escapeHtml(id)}</code>`;
+  return name === undefined
+    ? code
+    : `<span class="${nameClass}">${escapeHtml(name)}</span> ${code}`;
+}
+
+/** A link to the page with this filter (relative: the page's own path, behind any proxy). */
+function filterHref(filter: { account?: string | undefined; org?: string | undefined }): string {
+  const query = new URLSearchParams();
+  if (filter.account !== undefined) query.set("account", filter.account);
+  if (filter.org !== undefined) query.set("org", filter.org);
+  return escapeHtml(`?${query.toString()}`);
+}
+
 export function renderStatusPage(view: StatusView, detail: "summary" | "full" = "full"): string {
   const full = detail === "full";
   const reason = view.notReadyReason;
@@ -127,7 +148,7 @@ export function renderStatusPage(view: StatusView, detail: "summary" | "full" = 
 <nav><a href="metrics">/metrics</a><a href="healthz">/healthz</a><a href="readyz">/readyz</a></nav>
 </header>
 <main>
-${full ? renderDiscovery(view) : ""}${renderSummary(view)}
+${full ? renderDiscovery(view) + renderFilter(view) : ""}${renderSummary(view)}
 ${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}\n${renderSilences(view)}` : `${renderSilenceCounts(view)}\n<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
 </main>
 <footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
@@ -157,6 +178,61 @@ function renderDiscovery(view: StatusView): string {
   );
 }
 
+/**
+ * The filter by account and organisation: a GET form (no script), shown when there is a choice
+ * (several accounts, some organisation) or a filter; what the filter keeps, or why nothing.
+ */
+function renderFilter(view: StatusView): string {
+  const f = view.filter;
+  const accountChoice = view.accounts.length > 1 || f?.account !== undefined;
+  const orgChoice = view.organisations.length > 0 || f?.orgId !== undefined;
+  if (!accountChoice && !orgChoice) return "";
+  const option = (value: string, label: string, selected: boolean) =>
+    `<option value="${escapeHtml(value)}"${selected ? " selected" : ""}>${escapeHtml(label)}</option>`;
+  const accountOptions = view.accounts.map((a) => option(a.name, a.name, a.name === f?.account));
+  if (f?.unknownAccount === true && f.account !== undefined) {
+    accountOptions.push(option(f.account, `${f.account} (unknown)`, true));
+  }
+  const orgOptions = view.organisations.map((o) =>
+    option(o.id, o.name === undefined ? o.id : `${o.name} (${o.id})`, o.id === f?.orgId),
+  );
+  if (f?.unknownOrg === true && f.orgId !== undefined) {
+    orgOptions.push(option(f.orgId, `${f.orgId} (unknown)`, true));
+  }
+  const selects = [
+    accountChoice
+      ? `<label>Account <select name="account">${option("", "every account", f?.account === undefined)}${accountOptions.join("")}</select></label>`
+      : "",
+    orgChoice
+      ? `<label>Organisation <select name="org">${option("", "every organisation", f?.orgId === undefined)}${orgOptions.join("")}</select></label>`
+      : "",
+  ].join("");
+  const form = `<form id="filter" method="get">${selects}<button type="submit">Show</button>${f === undefined ? "" : `<a href="?">show every project</a>`}</form>\n`;
+  return form + (f === undefined ? "" : renderFilterNote(view, f));
+}
+
+function renderFilterNote(view: StatusView, f: FilterStatus): string {
+  const what: string[] = [];
+  if (f.account !== undefined) what.push(`the account <b>${escapeHtml(f.account)}</b>`);
+  if (f.orgId !== undefined) {
+    what.push(`the organisation ${named(f.orgName, f.orgId, "org-name")}`);
+  }
+  const notes: string[] = [];
+  if (f.unknownAccount && f.account !== undefined) {
+    const names = view.accounts.map((a) => a.name);
+    notes.push(
+      `<p class="note" id="filter-unknown-account">No account is named <b>${escapeHtml(f.account)}</b>${names.length === 0 ? "" : ` (the accounts: ${escapeHtml(names.join(", "))})`}: no project is shown.</p>`,
+    );
+  }
+  if (f.unknownOrg && f.orgId !== undefined) {
+    notes.push(
+      `<p class="note" id="filter-unknown-org">No watched project is known to belong to the organisation <code>${escapeHtml(f.orgId)}</code>: no project is shown. A project's organisation is known once the exporter has read the project, shortly after it is first watched.</p>`,
+    );
+  }
+  const shown = `<p class="note" id="filter-note">Showing the ${escapeHtml(view.counts.projects)} of ${escapeHtml(plural(f.watched, "watched project"))} of ${what.join(" and ")}: the counts, outbox, dead letters and silenced alerts below are theirs alone.</p>`;
+  return `${shown}\n${notes.map((n) => `${n}\n`).join("")}`;
+}
+
 function renderSummary(view: StatusView): string {
   const c = view.counts;
   const item = (id: string, n: number, label: string, tone: "" | "bad" | "warn" = "") =>
@@ -183,11 +259,11 @@ function renderProjects(view: StatusView): string {
   if (view.counts.projects === 0) {
     return `<section id="projects">
 <h2>Projects</h2>
-<p class="note" id="no-projects">No project is watched yet.</p>
+<p class="note" id="no-projects">${view.filter === undefined ? "No project is watched yet." : "No watched project matches this filter."}</p>
 </section>`;
   }
   const computes = view.computesProbed;
-  const rows = view.projects.map((p) => renderProject(p, view.generatedAtMs, computes)).join("\n");
+  const rows = view.projects.map((p) => renderProject(p, view, computes)).join("\n");
   const note =
     view.projectsOmitted > 0
       ? `<p class="note" id="projects-omitted">Showing ${escapeHtml(view.projects.length)} of ${escapeHtml(view.counts.projects)} projects: blocked and failing ones first, then those with stuck operations or failures in the last hour, then the rest. The other ${escapeHtml(view.projectsOmitted)} are counted in the summary; <a href="metrics">/metrics</a> has every project.</p>`
@@ -210,7 +286,26 @@ function healthBadge(health: ProjectHealth): string {
   return `<span class="badge ${tone}">${escapeHtml(HEALTH_LABELS[health])}</span>`;
 }
 
-function renderProject(p: StatusProject, nowMs: number, computes: boolean): string {
+/** Where a project lives, each a link to the page filtered by it: its account, its organisation. */
+function renderWhere(p: StatusProject, view: StatusView): string {
+  const f = view.filter;
+  const parts: string[] = [];
+  if (p.account !== undefined && view.accounts.length > 1) {
+    parts.push(
+      `account <a class="account" href="${filterHref({ account: p.account, org: f?.orgId })}">${escapeHtml(p.account)}</a>`,
+    );
+  }
+  if (p.orgId !== undefined) {
+    const label = escapeHtml(p.orgName ?? p.orgId);
+    parts.push(
+      `organisation <a class="org" href="${filterHref({ account: f?.account, org: p.orgId })}" data-org="${escapeHtml(p.orgId)}">${label}</a>`,
+    );
+  }
+  return parts.length === 0 ? "" : `<div class="muted project-where">${parts.join(" · ")}</div>`;
+}
+
+function renderProject(p: StatusProject, view: StatusView, computes: boolean): string {
+  const nowMs = view.generatedAtMs;
   let status = healthBadge(p.health);
   if (p.blocked !== undefined) {
     status += `<div class="blocked">state file <code>${escapeHtml(p.blocked.file)}</code>: ${escapeHtml(p.blocked.problem)}. The project is not polled until the file is moved aside.</div>`;
@@ -227,7 +322,7 @@ function renderProject(p: StatusProject, nowMs: number, computes: boolean): stri
           ? ` <span class="muted">(last commit before this start)</span>`
           : "");
   return `<tr data-project="${escapeHtml(p.projectId)}" data-health="${escapeHtml(p.health)}">
-<td><code class="project-id">${escapeHtml(p.projectId)}</code></td>
+<td class="project">${named(p.name, p.projectId, "project-name", "project-id")}${renderWhere(p, view)}</td>
 <td class="status">${status}</td>
 <td class="last-poll">${lastSuccess}</td>
 <td class="open">${renderOpen(p, nowMs)}</td>
@@ -253,7 +348,7 @@ function renderComputes(p: StatusProject, nowMs: number): string {
 }
 
 function renderCompute(c: ComputeStatus, nowMs: number): string {
-  const parts = [`<code>${escapeHtml(c.endpointId)}</code>`];
+  const parts = [named(c.endpointName, c.endpointId, "endpoint-name")];
   const r = c.reading;
   if (r !== undefined) {
     const ratio = r.hitRatio === undefined ? "—" : `${r.hitRatio.toFixed(2)}%`;
@@ -395,7 +490,7 @@ function renderDeadLetter(d: DeadLetterView, nowMs: number): string {
 <td>${timeAgo(d.atMs, nowMs)}</td>
 <td class="sink-name">${escapeHtml(d.sink)}</td>
 <td class="reason">${escapeHtml(d.reason)}</td>
-<td><code>${escapeHtml(d.projectId)}</code></td>
+<td>${named(d.projectName, d.projectId, "project-name")}</td>
 <td>${escapeHtml(d.alertKind)}: <span class="action">${escapeHtml(d.action)}</span> <span class="op-status">${escapeHtml(d.status)}</span> <code>${escapeHtml(d.operationId)}</code></td>
 </tr>`;
 }
@@ -459,12 +554,12 @@ function renderSilence(s: SilenceStatus, nowMs: number): string {
 </tr>`;
 }
 
-function renderSilenced(a: SilencedView, nowMs: number): string {
+function renderSilenced(a: SilencedRow, nowMs: number): string {
   return `<tr class="silenced-alert" data-silence="${escapeHtml(a.silence)}">
 <td>${timeAgo(a.atMs, nowMs)}</td>
 <td class="silence-name">${escapeHtml(a.silence)}</td>
 <td>${escapeHtml(a.sinks.join(", "))}</td>
-<td><code>${escapeHtml(a.projectId)}</code></td>
+<td>${named(a.projectName, a.projectId, "project-name")}</td>
 <td>${escapeHtml(a.kind)}: <span class="action">${escapeHtml(a.action)}</span> <span class="op-status">${escapeHtml(a.status)}</span> <code>${escapeHtml(a.operationId)}</code></td>
 </tr>`;
 }

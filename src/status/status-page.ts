@@ -1,12 +1,15 @@
 /**
  * The status page at `/`: glue between the shared project views, the `StatusTracker` (which
  * hears what only the page shows) and the pure renderer. Server-rendered HTML, no script,
- * never cached.
+ * never cached. `?account=NAME` and `?org=ORG_ID` (the page's own GET form writes them) show
+ * only the projects of that account and/or organisation; a malformed value is answered 400.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRedactor } from "../alerts/sinks/redact.js";
 import type { SilenceConfig } from "../config/silences.js";
+import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import {
+  ACCOUNT_NAME_PATTERN,
   computeSecrets,
   NO_COMPUTES,
   sinkSecrets,
@@ -16,7 +19,13 @@ import {
 import type { DaemonObserver } from "../sync/index.js";
 import { renderStatusPage } from "./render.js";
 import { StatusTracker } from "./tracker.js";
-import { statusView, type StatusSource, type StatusView, type StatusViewOptions } from "./view.js";
+import {
+  statusView,
+  type StatusFilter,
+  type StatusSource,
+  type StatusView,
+  type StatusViewOptions,
+} from "./view.js";
 import { systemClock } from "../clock.js";
 
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
@@ -44,8 +53,8 @@ export type StatusDetail = "summary" | "full";
 export interface StatusPage {
   /** Subscribe it to the daemon (`createDaemon({ observers })`), as the project views are. */
   readonly observer: DaemonObserver;
-  /** The current view model. */
-  view(): StatusView;
+  /** The current view model, of the projects `filter` keeps (default: every watched one). */
+  view(filter?: StatusFilter): StatusView;
   /** The route handler for `/`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
   /**
@@ -69,7 +78,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
   let redact = createRedactor(secrets);
   let sinks = options.sinks;
   let silences = options.silences ?? [];
-  const view = (): StatusView =>
+  const view = (filter?: StatusFilter): StatusView =>
     statusView({
       source: options.projects,
       tracker,
@@ -82,6 +91,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       redact,
       now,
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(filter === undefined ? {} : { filter }),
     });
   return {
     observer: tracker,
@@ -95,9 +105,24 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       silences = next;
     },
     handler: (req, res) => {
+      const detail = options.detail ?? "full";
+      let filter: StatusFilter | undefined;
+      try {
+        filter = statusFilterOf(req.url, detail);
+      } catch (error) {
+        const why = error instanceof StatusRequestError ? error.message : "it cannot be read";
+        res
+          .writeHead(400, {
+            "content-type": "text/plain; charset=utf-8",
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          })
+          .end(`bad request: ${why}\n`);
+        return;
+      }
       let body: string;
       try {
-        body = renderStatusPage(view(), options.detail ?? "full");
+        body = renderStatusPage(view(filter), detail);
       } catch {
         res
           .writeHead(500, {
@@ -114,13 +139,70 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
         "cache-control": "no-store",
         "x-content-type-options": "nosniff",
         "referrer-policy": "no-referrer",
-        // The page has no script: nothing injected could run even if escaping ever failed.
+        // The page has no script: nothing injected could run even if escaping ever failed. Its
+        // one form (the filter) is sent to the page itself.
         "content-security-policy":
-          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
       });
       res.end(req.method === "HEAD" ? undefined : buffer);
     },
   };
+}
+
+/** A request for the page that cannot be answered (a malformed filter): its message, for a 400. */
+export class StatusRequestError extends Error {
+  override readonly name = "StatusRequestError";
+}
+
+/** Longest value quoted back in a 400's message. */
+const QUOTED_CHARS = 64;
+
+/**
+ * The filter a request's query asks for: `account` (a configured account's name) and `org` (an
+ * organisation's id), each at most once; an empty value (the form's "every" choice) filters
+ * nothing, and other parameters are ignored. A name or id that is well formed but unknown is
+ * not an error: the page shows no project and says why. The summary page has no filter.
+ * Throws a `StatusRequestError` saying what is wrong.
+ */
+export function statusFilterOf(
+  url: string | undefined,
+  detail: StatusDetail = "full",
+): StatusFilter | undefined {
+  let query: URLSearchParams;
+  try {
+    query = new URL(url ?? "/", "http://status.invalid").searchParams;
+  } catch {
+    throw new StatusRequestError("the address cannot be read");
+  }
+  const quoted = (value: string) => JSON.stringify(value.slice(0, QUOTED_CHARS));
+  const one = (key: string): string | undefined => {
+    const values = query.getAll(key).filter((v) => v !== "");
+    if (values.length > 1) {
+      throw new StatusRequestError(
+        `${key} is given ${values.length} times: the page filters by one ${key === "org" ? "organisation" : "account"} at a time`,
+      );
+    }
+    return values[0];
+  };
+  const account = one("account");
+  const orgId = one("org");
+  if (account === undefined && orgId === undefined) return undefined;
+  if (detail === "summary") {
+    throw new StatusRequestError(
+      "this page shows counts only (status.page: summary) and has no filter by account or organisation",
+    );
+  }
+  if (account !== undefined && !ACCOUNT_NAME_PATTERN.test(account)) {
+    throw new StatusRequestError(
+      `account=${quoted(account)} is not an account's name (1 to 64 letters, digits, '_', '.' or '-')`,
+    );
+  }
+  if (orgId !== undefined && !RESOURCE_ID_PATTERN.test(orgId)) {
+    throw new StatusRequestError(
+      `org=${quoted(orgId)} is not an organisation's id (lowercase letters, digits and '-', as org-cool-dew-12345678)`,
+    );
+  }
+  return { account, orgId };
 }
 
 /**

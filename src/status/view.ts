@@ -4,11 +4,19 @@
  * runs of failed polls: the same facts the metrics show) and from a `StatusTracker` that keeps
  * what only the page shows (recent operation failures, the last discovery failure).
  *
- * Cost: one pass over the watched projects per rendering. What a project's committed state says
+ * Cost: one pass over the watched projects per rendering (and one over their names, for the
+ * organisations the filter offers). What a project's committed state says
  * (open operations, outbox, dead letters) is summarised once per state object (states are
  * immutable and replaced on every commit), so an unchanged project costs a lookup. Lists are
  * capped (see `STATUS_LIMITS`): the rows shown are the projects with problems first, then the
  * rest in the daemon's order, up to `projectRows`.
+ *
+ * Names and filter: each project row carries the project's name, account and organisation as the
+ * daemon read them (`ProjectView.info`), each compute its endpoint's name, each dead letter and
+ * silenced alert its project's name; all undefined while unknown (the page then shows the id
+ * alone). A `StatusFilter` (the page's `?account=` and `?org=`) keeps only the projects of one
+ * account and/or organisation: the counts, rows, outbox, dead letters and silenced alerts are
+ * then theirs alone.
  *
  * Secrets: the view never holds the API key, sink URLs or signing secrets. It gets the sinks'
  * names only, the API URL without credentials or query, and free texts from outside (operation
@@ -101,6 +109,11 @@ export interface SilencedView {
   readonly atMs: number;
 }
 
+/** A silenced alert as the page lists it: with its project's name, once known. */
+export interface SilencedRow extends SilencedView {
+  readonly projectName: string | undefined;
+}
+
 /** A configured silence, and whether its window is open now. */
 export interface SilenceStatus {
   readonly name: string;
@@ -127,6 +140,8 @@ export interface OpenOperationView {
 /** What the compute probe knows of one endpoint's compute. */
 export interface ComputeStatus {
   readonly endpointId: string;
+  /** The endpoint's name from its latest listing (from outside: escape it), once known. */
+  readonly endpointName: string | undefined;
   readonly state: ComputeProbeState;
   /** The latest reading of the compute's current start, if any. */
   readonly reading:
@@ -153,6 +168,13 @@ export interface ComputeStatus {
 
 export interface StatusProject {
   readonly projectId: string;
+  /** The project's name (from outside: escape it); undefined while unknown. */
+  readonly name: string | undefined;
+  /** The account it is polled under, when known. */
+  readonly account: string | undefined;
+  /** Its organisation's id and name (from outside), when it belongs to one and they are known. */
+  readonly orgId: string | undefined;
+  readonly orgName: string | undefined;
   readonly health: ProjectHealth;
   /** Blocked: the state file and what is wrong with it. */
   readonly blocked: { readonly file: string; readonly problem: StateFileProblem } | undefined;
@@ -228,6 +250,8 @@ export interface SinkStatus {
 
 export interface DeadLetterView {
   readonly projectId: string;
+  /** The project's name, once known. */
+  readonly projectName: string | undefined;
   readonly sink: string;
   readonly reason: string;
   readonly atMs: number;
@@ -250,6 +274,37 @@ export interface StatusCounts {
   readonly computesFailing: number;
   /** Computes for which a larger compute is advised. */
   readonly computesAdvised: number;
+}
+
+/** Which projects the page shows (`?account=` and `?org=`); none given: every watched one. */
+export interface StatusFilter {
+  /** The configured account's name. */
+  readonly account?: string | undefined;
+  /** The organisation's id. */
+  readonly orgId?: string | undefined;
+}
+
+/** The filter the view was built with, and what it found. */
+export interface FilterStatus {
+  readonly account: string | undefined;
+  readonly orgId: string | undefined;
+  /** The organisation's name, when known. */
+  readonly orgName: string | undefined;
+  /** The filter names an account that is not configured: no project matches. */
+  readonly unknownAccount: boolean;
+  /** No watched project is known to belong to the organisation: none matches. */
+  readonly unknownOrg: boolean;
+  /** Every watched project, matching or not (the matches are `counts.projects`). */
+  readonly watched: number;
+}
+
+/** An organisation some watched project is known to belong to: a choice of the filter. */
+export interface OrganisationChoice {
+  readonly id: string;
+  /** Its name (from outside), once read. */
+  readonly name: string | undefined;
+  /** Watched projects known to belong to it. */
+  readonly projects: number;
 }
 
 export interface StatusView {
@@ -278,9 +333,13 @@ export interface StatusView {
   /** The configured silences, as they stand now. */
   readonly silences: readonly SilenceStatus[];
   /** Recently silenced alerts, newest first; at most `limits.silencedKept`. */
-  readonly silenced: readonly SilencedView[];
+  readonly silenced: readonly SilencedRow[];
   /** The compute probe knows of some compute: the page shows its column and counts. */
   readonly computesProbed: boolean;
+  /** The filter asked for, undefined when none is (every watched project is shown). */
+  readonly filter: FilterStatus | undefined;
+  /** The organisations of the watched projects (as far as known), by name then id. */
+  readonly organisations: readonly OrganisationChoice[];
   readonly limits: StatusLimits;
 }
 
@@ -376,6 +435,8 @@ export interface StatusViewOptions {
   readonly redact?: (text: string) => string;
   readonly now?: () => number;
   readonly limits?: Partial<StatusLimits>;
+  /** Shows only the projects of an account and/or organisation; none: every watched one. */
+  readonly filter?: StatusFilter;
 }
 
 /** Builds the page's view: one pass over the watched projects, capped lists. */
@@ -386,7 +447,20 @@ export function statusView(options: StatusViewOptions): StatusView {
   const clean = (text: string): string => truncate(stripControls(redact(text)), limits.textChars);
   const { source, tracker } = options;
 
-  const ids = source.watched();
+  // Each account's projects, read once: for its row, the projects' rows and the filter.
+  const accounts = (options.accounts?.() ?? []).map((a) => ({ source: a, projects: a.projects() }));
+  const accountOf = new Map<string, string>();
+  for (const a of accounts) for (const id of a.projects) accountOf.set(id, a.source.name);
+  const watched = source.watched();
+  const organisations = organisationsOf(watched, source, clean);
+  const { ids, filter } = selectProjects(
+    watched,
+    options.filter,
+    source,
+    accounts.map((a) => a.source.name),
+    accountOf,
+    organisations,
+  );
   const tally = tallyProjects(ids, options, limits, now, clean);
   const { health, sinks, recentDead, ranked } = tally;
 
@@ -394,9 +468,10 @@ export function statusView(options: StatusViewOptions): StatusView {
   for (const bucket of ranked) {
     for (const { id, project } of bucket) {
       if (rows.length >= limits.projectRows) break;
-      rows.push(projectRow(id, project, limits, clean));
+      rows.push(projectRow(id, project, accountOf.get(id), limits, clean));
     }
   }
+  const shown = filter === undefined ? undefined : new Set(ids);
 
   return {
     generatedAtMs: now,
@@ -421,7 +496,7 @@ export function statusView(options: StatusViewOptions): StatusView {
     },
     projects: rows,
     projectsOmitted: ids.length - rows.length,
-    accounts: (options.accounts?.() ?? []).map((a) => accountStatus(a, clean)),
+    accounts: accounts.map((a) => accountStatus(a.source, a.projects.length, clean)),
     sinks: [...sinks].map(([name, s]) => ({
       name,
       kind: s.kind,
@@ -431,9 +506,92 @@ export function statusView(options: StatusViewOptions): StatusView {
     })),
     deadLetters: recentDead.items(),
     silences: (options.silences ?? []).map((silence) => silenceStatus(silence, now)),
-    silenced: tracker.silenced,
+    silenced: tracker.silenced
+      .filter((a) => shown?.has(a.projectId) ?? true)
+      .map((a) => ({ ...a, projectName: projectNameOf(source, a.projectId, clean) })),
     computesProbed: tally.computesProbed,
+    filter,
+    organisations,
     limits,
+  };
+}
+
+/** A project's name, cleaned as every text from outside is; undefined while unknown. */
+function projectNameOf(
+  source: StatusSource,
+  projectId: string,
+  clean: (text: string) => string,
+): string | undefined {
+  return nameOrUndefined(source.get(projectId)?.info?.name, clean);
+}
+
+function nameOrUndefined(
+  name: string | undefined,
+  clean: (text: string) => string,
+): string | undefined {
+  return name === undefined || name === "" ? undefined : clean(name);
+}
+
+/** The organisations the watched projects are known to belong to: one pass, by name then id. */
+function organisationsOf(
+  ids: readonly string[],
+  source: StatusSource,
+  clean: (text: string) => string,
+): OrganisationChoice[] {
+  const orgs = new Map<string, { name: string | undefined; projects: number }>();
+  for (const id of ids) {
+    const info = source.get(id)?.info;
+    if (info?.orgId === undefined) continue;
+    const org = orgs.get(info.orgId);
+    if (org === undefined) orgs.set(info.orgId, { name: info.orgName, projects: 1 });
+    else {
+      org.projects += 1;
+      org.name ??= info.orgName;
+    }
+  }
+  const key = (o: OrganisationChoice) => (o.name ?? o.id).toLowerCase();
+  return [...orgs]
+    .map(([id, o]) => ({ id, name: nameOrUndefined(o.name, clean), projects: o.projects }))
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The watched projects the filter keeps, in the daemon's order. A project's account is the one
+ * it is polled under (known from the start); its organisation is known once it was described.
+ */
+function selectProjects(
+  watched: readonly string[],
+  wanted: StatusFilter | undefined,
+  source: StatusSource,
+  accounts: readonly string[],
+  accountOf: ReadonlyMap<string, string>,
+  organisations: readonly OrganisationChoice[],
+): { ids: readonly string[]; filter: FilterStatus | undefined } {
+  const account = wanted?.account;
+  const orgId = wanted?.orgId;
+  if (account === undefined && orgId === undefined) return { ids: watched, filter: undefined };
+  const org = orgId === undefined ? undefined : organisations.find((o) => o.id === orgId);
+  const ids = watched.filter((id) => {
+    const info = source.get(id)?.info;
+    if (account !== undefined && (accountOf.get(id) ?? info?.account) !== account) return false;
+    return orgId === undefined || info?.orgId === orgId;
+  });
+  // Without the accounts (a view built before the daemon), the described projects say theirs.
+  const knownAccount =
+    account === undefined ||
+    (accounts.length > 0
+      ? accounts.includes(account)
+      : watched.some((id) => source.get(id)?.info?.account === account));
+  return {
+    ids,
+    filter: {
+      account,
+      orgId,
+      orgName: org?.name,
+      unknownAccount: !knownAccount,
+      unknownOrg: orgId !== undefined && org === undefined,
+      watched: watched.length,
+    },
   };
 }
 
@@ -534,6 +692,7 @@ function tallyProjects(
       if (!recentDead.wants(d.atMs)) break;
       recentDead.add(d.atMs, {
         projectId: id,
+        projectName: nameOrUndefined(project?.info?.name, clean),
         sink: d.sink,
         reason: clean(d.reason),
         atMs: d.atMs,
@@ -572,11 +731,15 @@ function rankOf(h: ProjectHealth, summary: StateSummary, failedRecently: boolean
   return 5;
 }
 
-function accountStatus(a: AccountSource, clean: (text: string) => string): AccountStatus {
+function accountStatus(
+  a: AccountSource,
+  projects: number,
+  clean: (text: string) => string,
+): AccountStatus {
   return {
     name: a.name,
     url: displayUrl(a.url),
-    projects: a.projects().length,
+    projects,
     stretch: a.scheduler.budget.stretch,
     intervals: {
       fast: a.scheduler.tierIntervalSeconds("fast"),
@@ -624,14 +787,20 @@ function healthOf({ project, state }: ProjectFacts): ProjectHealth {
 function projectRow(
   projectId: string,
   facts: ProjectFacts,
+  account: string | undefined,
   limits: StatusLimits,
   clean: (text: string) => string,
 ): StatusProject {
   const { project, tracked, summary } = facts;
   const blocked = project?.blocked;
   const failing = project?.failing;
+  const info = project?.info;
   return {
     projectId,
+    name: nameOrUndefined(info?.name, clean),
+    account: account ?? info?.account,
+    orgId: info?.orgId,
+    orgName: nameOrUndefined(info?.orgName, clean),
     health: healthOf(facts),
     blocked:
       blocked === undefined ? undefined : { file: clean(blocked.file), problem: blocked.problem },
@@ -676,15 +845,17 @@ function computeRows(
   if (computes.length === 0) return [];
   const rank = (c: (typeof computes)[number]) =>
     c.up === false ? 0 : c.advised.length > 0 ? 1 : c.reading !== undefined ? 2 : 3;
-  const minCu = new Map(project?.endpoints?.map((e) => [e.id, e.autoscaling_limit_min_cu]));
+  const listed = new Map(project?.endpoints?.map((e) => [e.id, e]));
   return computes
     .map((c, i) => ({ c, i }))
     .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
     .slice(0, limits.computesShown)
     .map(({ c }) => {
-      const cu = minCu.get(c.endpointId);
+      const endpoint = listed.get(c.endpointId);
+      const cu = endpoint?.autoscaling_limit_min_cu;
       return {
         endpointId: c.endpointId,
+        endpointName: nameOrUndefined(endpoint?.name, clean),
         state: c.state,
         reading:
           c.reading === undefined

@@ -124,4 +124,21 @@ describe("the status page's computes", () => {
     expect(html).toContain('id="count-computes-failing" class="bad"><b>1</b>');
     expect(html).toContain('id="count-computes-advised" class="warn"><b>1</b>');
   });
+
+  it("shows each endpoint's name beside its id, as text, the id alone while it has none", () => {
+    const status = new StatusFixture({ now: () => NOW }).set("p-1", state("p-1"));
+    const { reports } = status;
+    reports.endpointsListed("p-1", [
+      { ...endpoint("ep-named"), name: `<b>primary</b> & "rw"` },
+      endpoint("ep-unnamed"),
+    ]);
+    reports.computeChanged("p-1", compute("ep-named"));
+    reports.computeChanged("p-1", compute("ep-unnamed"));
+    const html = page(status);
+    expect(html).toContain(
+      '<span class="endpoint-name">&lt;b&gt;primary&lt;/b&gt; &amp; &quot;rw&quot;</span> <code>ep-named</code>',
+    );
+    expect(html).not.toContain("<b>primary");
+    expect(html).toMatch(/data-endpoint="ep-unnamed" [^>]*><code>ep-unnamed<\/code>/);
+  });
 });

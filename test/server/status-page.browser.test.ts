@@ -3,8 +3,8 @@
  * the exporter runs in-process against a test simulator with two webhook sinks pointed at a
  * local receiver (`webhook` answers 500, so its alerts stay pending; `archive` answers 400, so
  * its alerts are dead-lettered). A failed operation is scripted after the first poll; the page
- * must show the project, that failure, the pending alert, the dead letter, working links, and
- * none of the secrets (API key, webhook URLs and their tokens, the signing secret).
+ * must show the project, that failure, the pending alert, the dead letter, working links, a
+ * filter form the page's policy lets it send, and none of the secrets (API key, webhook URLs and their tokens, the signing secret).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -205,6 +205,26 @@ describe("the status page in a headless browser", () => {
 
     expect(await page.locator("#count-projects b").textContent()).toBe("1");
     expect(await page.locator("#count-pending b").textContent()).toBe("1");
+    await page.close();
+  });
+
+  it("filters by account with its form, which the page's policy lets it send", async (ctx) => {
+    const { page } = await openStatusPage((note) => ctx.skip(note));
+    await page.goto(`${exporter.server.url}/?account=nobody`);
+    expect(await page.locator(`tr[data-project="${projectId}"]`).count()).toBe(0);
+    expect(await page.locator("#filter-unknown-account").isVisible()).toBe(true);
+    // The single-key settings' account is "default".
+    await page.locator('#filter select[name="account"]').selectOption("default");
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get("account") === "default", {
+        timeout: 10_000,
+      }),
+      page.locator('#filter button[type="submit"]').click(),
+    ]);
+    expect(await page.locator(`tr[data-project="${projectId}"]`).isVisible()).toBe(true);
+    expect(await page.locator("#filter-note").textContent()).toContain(
+      "Showing the 1 of 1 watched project of the account default",
+    );
     await page.close();
   });
 

@@ -9,6 +9,7 @@ import { defaultSink } from "../../src/config/index.js";
 import {
   StatusTracker,
   createStatusPage,
+  statusFilterOf,
   escapeHtml,
   formatDuration,
   renderStatusPage,
@@ -16,7 +17,7 @@ import {
   statusView,
   type StatusViewOptions,
 } from "../../src/status/index.js";
-import { ProjectViews, broadcast } from "../../src/sync/index.js";
+import { ProjectViews, broadcast, type ProjectInfo } from "../../src/sync/index.js";
 import {
   StatusFixture,
   T0,
@@ -42,6 +43,18 @@ function viewOf(status: StatusFixture, over: Partial<StatusViewOptions> = {}) {
     now: () => NOW,
     ...over,
   });
+}
+
+/** What the daemon reads of a project beside its id (`projectDescribed`). */
+function info(over: Partial<ProjectInfo> & { name: string }): ProjectInfo {
+  return {
+    account: "default",
+    orgId: undefined,
+    orgName: undefined,
+    regionId: "aws-us-east-2",
+    pgVersion: 17,
+    ...over,
+  };
 }
 
 /** The rows of the projects table, in order, by project id. */
@@ -453,6 +466,121 @@ describe("the renderer", () => {
   });
 });
 
+describe("names beside ids, and the filter by account and organisation", () => {
+  /** Four projects of two accounts; three described, two of them in organisations. */
+  function fleet(): StatusFixture {
+    const source = new StatusFixture({ now: () => NOW })
+      .set("p-personal", state("p-personal"))
+      .set("p-acme", state("p-acme", { deadLetters: [deadLetter("d1", "webhook", "gone", NOW)] }))
+      .set("p-globex", state("p-globex"))
+      .set("p-new", undefined);
+    const { reports } = source;
+    reports.projectDescribed(
+      "p-personal",
+      info({ name: `<script>alert("x")</script> & 'ops'`, account: "people" }),
+    );
+    reports.projectDescribed(
+      "p-acme",
+      info({
+        name: "Acme Billing",
+        account: "people",
+        orgId: "org-acme-1234",
+        orgName: "Acme <i>Corp</i>",
+      }),
+    );
+    reports.projectDescribed(
+      "p-globex",
+      info({ name: "Globex Lab", account: "globex", orgId: "org-globex-5678" }),
+    );
+    return source;
+  }
+
+  it("shows each project's name beside its id, the id alone while it is unknown", () => {
+    const view = viewOf(fleet());
+    expect(view.projects.map((p) => [p.projectId, p.name, p.orgId, p.orgName])).toEqual([
+      ["p-personal", `<script>alert("x")</script> & 'ops'`, undefined, undefined],
+      ["p-acme", "Acme Billing", "org-acme-1234", "Acme <i>Corp</i>"],
+      ["p-globex", "Globex Lab", "org-globex-5678", undefined],
+      ["p-new", undefined, undefined, undefined],
+    ]);
+    expect(view.deadLetters[0]).toMatchObject({ projectId: "p-acme", projectName: "Acme Billing" });
+    expect(view.organisations).toEqual([
+      { id: "org-acme-1234", name: "Acme <i>Corp</i>", projects: 1 },
+      { id: "org-globex-5678", name: undefined, projects: 1 },
+    ]);
+    const html = renderStatusPage(view);
+    expect(html).toContain(
+      '<span class="project-name">Acme Billing</span> <code class="project-id">p-acme</code>',
+    );
+    expect(html).toMatch(/<td class="project"><code class="project-id">p-new<\/code><\/td>/);
+    // The names come from outside: text, never markup.
+    expect(html).toContain(
+      '<span class="project-name">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;ops&#39;</span>',
+    );
+    expect(html).toContain(">Acme &lt;i&gt;Corp&lt;/i&gt;</a>");
+    expect(html.toLowerCase()).not.toMatch(/<script/);
+    expect(html).not.toContain("<i>Corp");
+    // An organisation whose name is unknown is shown by its id.
+    expect(html).toContain('data-org="org-globex-5678">org-globex-5678</a>');
+    // The dead letter names its project too.
+    expect(html).toMatch(/<tr class="dead-letter"[\s\S]*?Acme Billing<\/span> <code>p-acme</);
+  });
+
+  it("keeps only the projects of an account, an organisation, or both", () => {
+    const source = fleet();
+    const ids = (filter: { account?: string; orgId?: string }) =>
+      viewOf(source, { filter }).projects.map((p) => p.projectId);
+    expect(ids({ account: "people" })).toEqual(["p-personal", "p-acme"]);
+    expect(ids({ orgId: "org-globex-5678" })).toEqual(["p-globex"]);
+    expect(ids({ account: "people", orgId: "org-acme-1234" })).toEqual(["p-acme"]);
+    expect(ids({ account: "globex", orgId: "org-acme-1234" })).toEqual([]);
+    const view = viewOf(source, { filter: { orgId: "org-acme-1234" } });
+    // The counts, the outbox and the dead letters are the kept projects' alone.
+    expect(view.counts.projects).toBe(1);
+    expect(view.counts.deadLetters).toBe(1);
+    expect(view.filter).toEqual({
+      account: undefined,
+      orgId: "org-acme-1234",
+      orgName: "Acme <i>Corp</i>",
+      unknownAccount: false,
+      unknownOrg: false,
+      watched: 4,
+    });
+    expect(viewOf(source, { filter: { account: "globex" } }).counts.deadLetters).toBe(0);
+    const html = renderStatusPage(view);
+    expect(projectRows(html)).toEqual(["p-acme"]);
+    expect(html).toContain('<option value="org-acme-1234" selected>');
+    expect(html).toContain("Showing the 1 of 4 watched projects of the organisation");
+  });
+
+  it("shows no project, and says why, for an unknown account or organisation", () => {
+    const source = fleet();
+    const account = viewOf(source, { filter: { account: "nobody" } });
+    expect(account.projects).toEqual([]);
+    expect(account.filter?.unknownAccount).toBe(true);
+    const html = renderStatusPage(account);
+    expect(html).toContain('id="filter-unknown-account"');
+    expect(html).toContain("No watched project matches this filter.");
+    const org = viewOf(source, { filter: { orgId: "org-nowhere-1" } });
+    expect(org.projects).toEqual([]);
+    expect(org.filter?.unknownOrg).toBe(true);
+    expect(renderStatusPage(org)).toContain('id="filter-unknown-org"');
+  });
+
+  it("reads the filter from the query, refusing malformed values", () => {
+    expect(statusFilterOf("/")).toBeUndefined();
+    expect(statusFilterOf("/?refresh=1&account=&org=")).toBeUndefined();
+    expect(statusFilterOf("/?account=people&org=org-acme-1234")).toEqual({
+      account: "people",
+      orgId: "org-acme-1234",
+    });
+    expect(() => statusFilterOf("/?account=a%20b")).toThrow(/is not an account's name/);
+    expect(() => statusFilterOf("/?org=ORG")).toThrow(/is not an organisation's id/);
+    expect(() => statusFilterOf("/?org=org-a&org=org-b")).toThrow(/org is given 2 times/);
+    expect(() => statusFilterOf("/?account=people", "summary")).toThrow(/counts only/);
+  });
+});
+
 describe("formatting", () => {
   it("escapes every character that matters in text and attributes", () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe(
@@ -523,6 +651,14 @@ describe("the route", () => {
     const html = await response.text();
     expect(html).toContain('<tr data-project="p-1"');
     expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(html));
+
+    // Its one form is sent to the page itself; a malformed filter is a 400 that says why.
+    expect(response.headers.get("content-security-policy")).toContain("form-action 'self'");
+    const bad = await fetch(`${server.url}/?org=${encodeURIComponent("<b>")}`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe(
+      `bad request: org="<b>" is not an organisation's id (lowercase letters, digits and '-', as org-cool-dew-12345678)\n`,
+    );
 
     const head = await fetch(server.url, { method: "HEAD" });
     expect(head.status).toBe(200);
