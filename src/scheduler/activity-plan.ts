@@ -38,11 +38,11 @@ export function activityWeight(ageMs: number, activeWindowMs: number): number {
 }
 
 /**
- * The least weight of a project with open operations: sixteen fresh operations'. An open
- * operation ends within seconds or minutes, and may fail as it ends, so its project comes
- * before all but the busiest when the budget is shared.
+ * The least weight of a project with open operations: 256 fresh operations', so that it is
+ * polled sixteen times as often as a project with one, as often as the busiest. An open
+ * operation ends within seconds or minutes, and may fail as it ends.
  */
-export const OPEN_WEIGHT = 16;
+export const OPEN_WEIGHT = 256;
 
 export interface ActivityPlanInput {
   /** Each project: what one poll costs, its weight (0 when idle), and whether it has open operations. */

@@ -146,7 +146,7 @@ interface Entry {
   lane: Lane;
   requestsPerPoll: number | undefined;
   nextPollMs: number;
-  /** When its last poll ended (monotonic ms); undefined before the first. */
+  /** When its last poll started (monotonic ms); undefined before the first. */
   lastPollMs: number | undefined;
   nextEndpointsMs: number;
   busy: boolean;
@@ -474,7 +474,8 @@ export class Scheduler {
         this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (polled) {
-          entry.lastPollMs = after;
+          // When the poll started: what "unpolled for" counts from.
+          entry.lastPollMs = now;
           entry.nextPollMs = entry.refusal?.retryAtMs ?? this.nextPollDue(entry, after);
         }
         if (listed || this.endpointsDue(entry) <= now) {

@@ -62,7 +62,7 @@ describe("the activity-aware plan", () => {
     };
     const plan = planActivity(input);
     const busy = intervalFor(plan, 4);
-    // Open operations weigh as sixteen fresh ones: twice as often as the busy ones.
+    // Open operations weigh as 256 fresh ones: eight times as often as the busy ones.
     expect(intervalFor(plan, 0, true)).toBeCloseTo(intervalFor(plan, OPEN_WEIGHT));
     expect(busy / intervalFor(plan, 0, true)).toBeCloseTo(
       Math.sqrt((OPEN_WEIGHT + IDLE_WEIGHT) / (4 + IDLE_WEIGHT)),
