@@ -5,8 +5,9 @@
  * for the next one due at once. Each
  * project keeps its own due time, spread with jitter; projects with open operations use the
  * fast lane. A project's endpoints are listed when a poll sees an operation that changes them
- * start or end, and on a slow timer for drift; it is described (its branches, its name) once at
- * the start and when a poll sees an operation that changes its branches, never on a timer.
+ * start or end, and on a slow timer for drift; it is described (its name, and its branches as
+ * the job decides) once at the start and when a poll sees an operation that changes its
+ * branches, never on a timer.
  * When the request budget cannot sustain every project at its interval, intervals stretch
  * (`activity-plan.ts`, or `budget.ts` for `uniform`).
  *
