@@ -351,21 +351,18 @@ export class Scheduler {
     // A refused key: nothing but one probe at a time, once its wait is over.
     const probe = this.keyRefusal !== undefined;
     if (probe && (this.probing || now < (this.keyRefusal?.retryAtMs ?? 0))) return;
-    const due: Entry[] = [];
+    // Each entry's due time once: the sort compares them many times.
+    const due: { readonly entry: Entry; readonly at: number }[] = [];
     let next = Infinity;
     for (const e of this.entries.values()) {
       if (e.busy) continue;
       const at = Math.min(this.pollDue(e), this.endpointsDue(e));
-      if (at <= now) due.push(e);
+      if (at <= now) due.push({ entry: e, at });
       else next = Math.min(next, at);
     }
-    due.sort(
-      (a, b) =>
-        Math.min(this.pollDue(a), this.endpointsDue(a)) -
-        Math.min(this.pollDue(b), this.endpointsDue(b)),
-    );
+    due.sort((a, b) => a.at - b.at);
     const slowLimit = slowShare(this.options.maxConcurrent);
-    for (const entry of due) {
+    for (const { entry } of due) {
       if (this.inFlight.size >= this.options.maxConcurrent) break;
       if (entry.slow && this.slowInFlight >= slowLimit) continue;
       this.run(entry, now, probe);
