@@ -47,6 +47,7 @@ import {
   type ActivityPlan,
   type Tier,
 } from "./activity-plan.js";
+import { DueQueue, type Due } from "./due-queue.js";
 import { refusedAgain, type Refusal, type RefusalKind } from "./refusals.js";
 
 /** The tick: how often due jobs are looked for (a job that ends starts the next at once). */
@@ -165,6 +166,8 @@ interface Entry {
   lastNudgeMs: number | undefined;
   /** It has not been described yet (or the last try failed): describe it after its next poll. */
   describe: boolean;
+  /** The due time it is queued at (`Infinity` while its job runs): older copies are skipped. */
+  queuedAt: number;
 }
 
 /** What a nudge did to one project. */
@@ -181,6 +184,8 @@ const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
 
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
+  /** Every project not in a job, by when its next job is due (rebuilt at each replan). */
+  private readonly queue = new DueQueue<Entry>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Jobs in flight of projects that were slow when their job started. */
   private slowInFlight = 0;
@@ -264,6 +269,7 @@ export class Scheduler {
         activityAtMs: now,
         lastNudgeMs: undefined,
         describe: true,
+        queuedAt: Infinity,
       });
     }
     this.replan();
@@ -292,6 +298,7 @@ export class Scheduler {
       if (entry.refusal === undefined) continue;
       entry.refusal = undefined;
       entry.nextPollMs = Math.min(entry.nextPollMs, now);
+      this.enqueue(entry);
     }
     this.dispatch();
   }
@@ -317,6 +324,7 @@ export class Scheduler {
         entry.lastNudgeMs = now;
         this.addActivity(entry, now, 1);
         entry.nextPollMs = Math.min(entry.nextPollMs, now);
+        this.enqueue(entry);
         results.set(id, "nudged");
       }
     }
@@ -351,24 +359,54 @@ export class Scheduler {
     // A refused key: nothing but one probe at a time, once its wait is over.
     const probe = this.keyRefusal !== undefined;
     if (probe && (this.probing || now < (this.keyRefusal?.retryAtMs ?? 0))) return;
-    // Each entry's due time once: the sort compares them many times.
-    const due: { readonly entry: Entry; readonly at: number }[] = [];
-    let next = Infinity;
-    for (const e of this.entries.values()) {
-      if (e.busy) continue;
-      const at = Math.min(this.pollDue(e), this.endpointsDue(e));
-      if (at <= now) due.push({ entry: e, at });
-      else next = Math.min(next, at);
-    }
-    due.sort((a, b) => a.at - b.at);
     const slowLimit = slowShare(this.options.maxConcurrent);
-    for (const { entry } of due) {
-      if (this.inFlight.size >= this.options.maxConcurrent) break;
-      if (entry.slow && this.slowInFlight >= slowLimit) continue;
+    const held: Due<Entry>[] = [];
+    while (this.inFlight.size < this.options.maxConcurrent) {
+      const due = this.nextQueued();
+      if (due === undefined || due.at > now) break;
+      this.queue.pop();
+      const entry = due.item;
+      if (entry.slow && this.slowInFlight >= slowLimit) {
+        held.push(due);
+        continue;
+      }
       this.run(entry, now, probe);
       if (probe) break;
     }
+    for (const due of held) this.queue.push(due.item, due.at);
+    const next = this.nextQueued()?.at ?? Infinity;
     this.wakeAt(probe ? (this.keyRefusal?.retryAtMs ?? next) : next, now);
+  }
+
+  /** The earliest queued entry still due at the time it was queued at (older copies dropped). */
+  private nextQueued(): Due<Entry> | undefined {
+    for (;;) {
+      const due = this.queue.peek();
+      if (due === undefined) return undefined;
+      const entry = due.item;
+      if (due.at === entry.queuedAt && !entry.busy && this.entries.get(entry.id) === entry) {
+        return due;
+      }
+      this.queue.pop();
+    }
+  }
+
+  /** Queues the entry at its due time now (after it changed). */
+  private enqueue(entry: Entry): void {
+    if (entry.busy) return;
+    entry.queuedAt = Math.min(this.pollDue(entry), this.endpointsDue(entry));
+    this.queue.push(entry, entry.queuedAt);
+  }
+
+  /** Queues every entry afresh: due times follow `maxInterval`, which each replan may change. */
+  private enqueueAll(): void {
+    const items: Due<Entry>[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.busy) continue;
+      entry.queuedAt = Math.min(this.pollDue(entry), this.endpointsDue(entry));
+      items.push({ item: entry, at: entry.queuedAt });
+    }
+    this.queue.reset(items);
   }
 
   /**
@@ -429,6 +467,7 @@ export class Scheduler {
 
   private run(entry: Entry, now: number, probe: boolean): void {
     entry.busy = true;
+    entry.queuedAt = Infinity;
     if (probe) this.probing = true;
     const countedSlow = entry.slow;
     if (countedSlow) this.slowInFlight += 1;
@@ -484,6 +523,7 @@ export class Scheduler {
           );
         }
         entry.busy = false;
+        this.enqueue(entry);
         if (probe) this.probing = false;
         if (countedSlow) this.slowInFlight -= 1;
       }
@@ -600,7 +640,13 @@ export class Scheduler {
     return nextDueMs(now, intervalSeconds, 1, this.options.jitter, this.random());
   }
 
+  /** Plans the intervals afresh, and queues every project by its due time under them. */
   private replan(): void {
+    this.planIntervals();
+    this.enqueueAll();
+  }
+
+  private planIntervals(): void {
     const { options } = this;
     // Refused projects are tried far less often than their interval: they cost next to nothing.
     const planned = [...this.entries.values()].filter((e) => e.refusal === undefined);
