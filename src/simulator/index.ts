@@ -24,6 +24,7 @@ export { REAL_API_RATE_LIMIT, type RateLimitOptions } from "./http/rate-limiter.
 export { API_ROUTE_NAMES, UNKNOWN_ROUTE, type ApiRouteName } from "./http/api-routes.js";
 export { SIM_BASE_PATH } from "./http/server.js";
 export {
+  FAILURE_PLACEHOLDERS,
   FAULT_KIND_ROUTES,
   FAULT_KINDS,
   type Fault,
@@ -43,6 +44,7 @@ export type {
 export type { ControlPlane } from "./model/control-plane.js";
 export { DEFAULT_USER_ID, type KeyOwner, type Organization } from "./model/accounts.js";
 export type { BulkSeedOptions, BulkSeedResult } from "./model/bulk-seed.js";
+export { DEFAULT_REGION_ID, REGION_IDS } from "./model/regions.js";
 export type { HistoryView, TruthOperation } from "./model/views.js";
 export { NORMAL_DURATION_SECONDS } from "./model/plans.js";
 export type * from "./sim-api.js";

@@ -16,8 +16,12 @@ export interface SimProjectResponse {
     readonly owner_id: string;
     /** Present when the project belongs to an organisation. */
     readonly org_id?: string;
+    /** The project's region (its endpoints are there too). */
+    readonly region_id: string;
   };
   readonly branches: readonly { readonly id: string; readonly primary: boolean }[];
+  /** The primary branch's read-write endpoint (`POST /_sim/endpoints/{id}/connect` wakes it). */
+  readonly endpoints: readonly { readonly id: string; readonly branch_id: string }[];
 }
 
 /** `GET /_sim/clock` → 200 */

@@ -145,7 +145,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const settle = (): void => {
     scheduler.runUntil(clock.targetUs());
   };
-  // Before the plane: `misdated` faults hit operations as the model creates them.
+  // Before the plane: `misdated` and `failed_operations` faults hit operations in the model.
   const faults = new FaultRegistry(streams.faults);
   const plane = new ControlPlane({
     scheduler,
@@ -153,6 +153,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     availabilityCheckSeconds:
       options.availabilityCheckSeconds ?? DEFAULT_AVAILABILITY_CHECK_SECONDS,
     misdate: () => faults.misdateOffsetUs(),
+    failOperation: (operation) => faults.operationFailure(operation),
   });
   const organizations = addAccounts(plane, options);
   // Before any endpoint is created: each gets its compute's listener as it comes.

@@ -131,11 +131,11 @@ describe("projects", () => {
     );
   });
 
-  test("create refuses fields it does not take, other regions and bad values (400)", async () => {
+  test("create refuses fields it does not take, unknown regions and bad values (400)", async () => {
     for (const [body, text] of [
       [{ project: { colour: "blue" } }, "colour"],
       [{ project: {}, extra: 1 }, "extra"],
-      [{ project: { region_id: "aws-eu-central-1" } }, "region_id"],
+      [{ project: { region_id: "aws-mars-north-1" } }, "region_id"],
       [{ project: { pg_version: 13 } }, "pg_version"],
       [{ project: { branch: { parent: "x" } } }, "parent"],
       [{}, "project"],

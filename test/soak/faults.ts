@@ -159,6 +159,9 @@ export function classOf(fault: Fault): ApiFaultClass {
     return (fault.offset_seconds ?? 0) > 0 ? "future_date" : "out_of_order";
   // Tested on its own (test/daemon/time-and-refusals.test.ts): the soak does not inject it.
   if (fault.kind === "null_fields") throw new Error("the soak injects no null_fields fault");
+  if (fault.kind === "failed_operations") {
+    throw new Error("the soak injects no failed_operations fault");
+  }
   return fault.kind;
 }
 

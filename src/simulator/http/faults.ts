@@ -1,3 +1,4 @@
+import type { RunningOperation } from "../model/operation-runner.js";
 import type { SeededRandom } from "../random.js";
 import { secondsToMicros } from "../time.js";
 
@@ -15,6 +16,7 @@ export const FAULT_KINDS = [
   "foreign_project",
   "null_fields",
   "misdated",
+  "failed_operations",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -43,15 +45,34 @@ export const ANSWER_FAULT_KINDS = [
 ] as const;
 export type AnswerFaultKind = (typeof ANSWER_FAULT_KINDS)[number];
 
-/** The kind that hits operations as the model creates them, not requests. */
+/** The kind that misdates operations as the model creates them. */
 const MISDATED = "misdated";
+/** The kind that fails operations as the model runs them. */
+const FAILED_OPERATIONS = "failed_operations";
+
+/** Kinds that hit operations in the model, never requests. */
+export const OPERATION_FAULT_KINDS: readonly FaultKind[] = [MISDATED, FAILED_OPERATIONS];
+
+/** The placeholders of a `failed_operations` error text. */
+export const FAILURE_PLACEHOLDERS = [
+  "project_id",
+  "branch_id",
+  "endpoint_id",
+  "operation_id",
+  "n",
+] as const;
+/** `{n}`: a whole number below this, drawn from the fault stream for each failure. */
+export const FAILURE_NUMBER_BOUND = 100_000;
 
 export const DEFAULT_DRIP_BYTES = 1;
 export const DEFAULT_DRIP_INTERVAL_MS = 1000;
 
 /** A fault as configured through `POST /_sim/faults` (wire names). */
 export interface FaultSpec {
-  /** Only requests for this project (`/projects/{project_id}/…`); absent: any request. */
+  /**
+   * Only requests for this project (`/projects/{project_id}/…`), or for `failed_operations`
+   * only its operations; absent: any project.
+   */
   readonly project_id?: string | undefined;
   /** An API route name (see `API_ROUTE_NAMES`); absent: every API route. */
   readonly route?: string | undefined;
@@ -72,7 +93,16 @@ export interface FaultSpec {
   readonly size_bytes?: number | undefined;
   /** For `misdated`: how far the shown `created_at` is moved from the real creation time. */
   readonly offset_seconds?: number | undefined;
-  /** Probability that a matching request (or, for `misdated`, operation) is hit (default 1). */
+  /** For `failed_operations`: the action whose operations fail. */
+  readonly action?: string | undefined;
+  /** For `failed_operations`: only operations of projects in this region; absent: any. */
+  readonly region_id?: string | undefined;
+  /**
+   * For `failed_operations`: the failure's text, with `{project_id}`, `{branch_id}`,
+   * `{endpoint_id}`, `{operation_id}` and `{n}` (a random number) filled in for each failure.
+   */
+  readonly error?: string | undefined;
+  /** Probability that a matching request (or operation, for the operation kinds) is hit (default 1). */
   readonly rate?: number | undefined;
   /** Number of requests (operations) to hit, after which the fault is spent (default unlimited). */
   readonly count?: number | undefined;
@@ -80,7 +110,7 @@ export interface FaultSpec {
 
 export interface Fault extends FaultSpec {
   readonly id: string;
-  /** How many requests (for `misdated`, operations) it has hit so far. */
+  /** How many requests (for the operation kinds, operations) it has hit so far. */
   readonly fired: number;
 }
 
@@ -99,6 +129,8 @@ export interface FaultDecision {
 }
 
 const DEFAULT_FAULT_STATUS = 503;
+
+const PLACEHOLDER_PATTERN = new RegExp(`\\{(${FAILURE_PLACEHOLDERS.join("|")})\\}`, "g");
 
 interface Entry {
   readonly spec: FaultSpec;
@@ -124,7 +156,7 @@ function withDefaults(spec: FaultSpec): FaultSpec {
 
 /** Whether a fault of this kind can hit a request of this route (route filter aside). */
 export function kindHitsRoute(kind: FaultKind, route: string): boolean {
-  if (kind === MISDATED) return false;
+  if (OPERATION_FAULT_KINDS.includes(kind)) return false;
   const routes = FAULT_KIND_ROUTES[kind];
   return routes === undefined || routes.includes(route);
 }
@@ -133,8 +165,9 @@ export function kindHitsRoute(kind: FaultKind, route: string): boolean {
  * The configured faults. For each API request, every matching latency fault adds its delay;
  * then the first other matching fault (in the order they were added) that fires decides the
  * answer. A `rate` draws from the simulator's seeded fault stream, so the same requests meet
- * the same faults under the same seed. `misdated` faults never match a request: the model asks
- * them (`misdateOffsetUs`) each time it creates an operation.
+ * the same faults under the same seed. `misdated` and `failed_operations` faults never match a
+ * request: the model asks them (`misdateOffsetUs`, `operationFailure`) each time it creates an
+ * operation or starts running one.
  */
 export class FaultRegistry {
   private faults: Entry[] = [];
@@ -187,6 +220,40 @@ export class FaultRegistry {
       if (this.fires(entry)) return secondsToMicros(entry.spec.offset_seconds ?? 0);
     }
     return undefined;
+  }
+
+  /**
+   * For an operation whose course the model decides (not a scripted or a skipped one), as it
+   * starts running: the error text it fails with, from the first live `failed_operations`
+   * fault that matches its action, region and project and fires, or undefined. A fault that
+   * does not match or is spent draws nothing.
+   */
+  operationFailure(operation: RunningOperation): string | undefined {
+    for (const entry of this.faults) {
+      const { spec } = entry;
+      if (spec.kind !== FAILED_OPERATIONS || spec.action !== operation.action) continue;
+      if (spec.region_id !== undefined && spec.region_id !== operation.regionId) continue;
+      if (spec.project_id !== undefined && spec.project_id !== operation.projectId) continue;
+      if (this.fires(entry)) return this.failureText(spec.error ?? "", operation);
+    }
+    return undefined;
+  }
+
+  /** The error template with the operation's ids and one drawn number (if it asks for one). */
+  private failureText(template: string, operation: RunningOperation): string {
+    const ids = operation.ids();
+    const n = template.includes("{n}") ? String(this.random.int(FAILURE_NUMBER_BOUND)) : "";
+    const values: Readonly<Record<(typeof FAILURE_PLACEHOLDERS)[number], string>> = {
+      project_id: operation.projectId,
+      branch_id: ids.branchId,
+      endpoint_id: ids.endpointId ?? "",
+      operation_id: ids.operationId,
+      n,
+    };
+    return template.replace(
+      PLACEHOLDER_PATTERN,
+      (_match, name: keyof typeof values) => values[name],
+    );
   }
 
   /** Counts a hit unless the fault is spent or its rate says no (one draw per rated check). */

@@ -159,7 +159,8 @@ function faultOutcome(fault: Fault | undefined): Decision {
   switch (fault?.kind) {
     case undefined:
     case "latency":
-    case "misdated": // never decisive: it hits operations, not requests
+    case "misdated": // never decisive: these hit operations, not requests
+    case "failed_operations":
     case "overlap":
     case "cursor_cycle":
     case "no_pagination":

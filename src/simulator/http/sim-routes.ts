@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import { badRequest, conflict, notFound } from "../errors.js";
 import { DEFAULT_USER_ID, keyOwnerOf } from "../model/accounts.js";
 import type { ControlPlane } from "../model/control-plane.js";
+import { regionFor } from "../model/regions.js";
 import { microsToDate } from "../time.js";
 import type { FaultRegistry } from "./faults.js";
 import { param, type Handler } from "./request.js";
@@ -166,10 +167,14 @@ export function simRouter(sim: SimControls): Router<Handler> {
   return router;
 }
 
-/** `POST /_sim/projects`: a project of a user or an organisation, with its branches. */
+/**
+ * `POST /_sim/projects`: a project of a user or an organisation, in a region, with its
+ * branches; the answer names the primary branch's endpoint too.
+ */
 function createProject(plane: ControlPlane): Handler {
   return (r) => {
     const body = r.json(createProjectSchema);
+    const region = regionFor(body.region_id);
     if (body.org_id !== undefined && plane.accounts.organization(body.org_id) === undefined) {
       throw notFound(`organization ${body.org_id} not found`);
     }
@@ -183,6 +188,7 @@ function createProject(plane: ControlPlane): Handler {
         ownerId: body.org_id ?? body.user ?? DEFAULT_USER_ID,
         orgId: body.org_id,
       },
+      region,
     });
     return {
       status: 201,
@@ -192,8 +198,10 @@ function createProject(plane: ControlPlane): Handler {
           plan: project.plan,
           owner_id: project.ownerId,
           ...(project.orgId === undefined ? {} : { org_id: project.orgId }),
+          region_id: project.region.id,
         },
         branches: project.branches.map((b) => ({ id: b.id, primary: b.primary })),
+        endpoints: project.endpoints.map((e) => ({ id: e.id, branch_id: e.branch.id })),
       } satisfies SimProjectResponse,
     };
   };
@@ -211,6 +219,7 @@ function seedBulk(plane: ControlPlane): Handler {
       ...(body.availability_checks === undefined
         ? {}
         : { availabilityChecks: body.availability_checks }),
+      ...(body.region_id === undefined ? {} : { regionId: body.region_id }),
     });
     return {
       status: 201,

@@ -3,6 +3,7 @@ import { resourceIdSchema } from "../../contract/index.js";
 import { PLAN_NAMES } from "../model/state.js";
 import { API_ROUTE_NAMES } from "./api-routes.js";
 import { EXTENSION_MODES } from "../computes/modes.js";
+import { findRegion, unknownRegionMessage } from "../model/regions.js";
 import { FAULT_KIND_ROUTES, FAULT_KINDS } from "./faults.js";
 
 /** Request bodies of the `/_sim` control interface. */
@@ -21,6 +22,8 @@ export const createProjectSchema = z
     org_id: resourceIdSchema.optional(),
     /** The user owning a personal project (default: the default user). */
     user: resourceIdSchema.optional(),
+    /** The project's region (default `aws-us-east-2`); checked against `REGION_IDS`. */
+    region_id: z.string().optional(),
   })
   .refine((p) => p.org_id === undefined || p.user === undefined, {
     message: "a project belongs to an organization (org_id) or to a user (user), not both",
@@ -87,6 +90,9 @@ export type SimScriptOperationRequest = z.input<typeof scriptOperationSchema>;
 /** The largest padded body of an `oversized` fault (1 GiB). */
 export const MAX_OVERSIZED_BYTES = 1024 * 1024 * 1024;
 
+/** The longest action a `failed_operations` fault may name. */
+const MAX_FAULT_ACTION = 1024;
+
 /** Fields that belong to one kind only, with that kind. */
 const KIND_FIELDS = [
   ["status", "status"],
@@ -96,6 +102,9 @@ const KIND_FIELDS = [
   ["drip_interval_ms", "drip"],
   ["size_bytes", "oversized"],
   ["offset_seconds", "misdated"],
+  ["action", "failed_operations"],
+  ["region_id", "failed_operations"],
+  ["error", "failed_operations"],
 ] as const;
 
 /** Fields a kind cannot do without. */
@@ -103,6 +112,14 @@ const REQUIRED_FIELDS = [
   ["latency", "latency_ms", "a latency fault"],
   ["oversized", "size_bytes", "an oversized fault"],
   ["misdated", "offset_seconds", "a misdated fault"],
+  ["failed_operations", "action", "a failed_operations fault"],
+  ["failed_operations", "error", "a failed_operations fault"],
+] as const;
+
+/** What the operation kinds take of the request filters; they hit operations, not requests. */
+const OPERATION_KIND_FILTERS = [
+  ["misdated", ["route", "method", "project_id"], "it hits operations as they are created"],
+  ["failed_operations", ["route", "method"], "it hits operations as they run"],
 ] as const;
 
 export const faultSchema = z
@@ -127,6 +144,9 @@ export const faultSchema = z
     drip_interval_ms: z.number().int().min(1).max(600_000).optional(),
     size_bytes: z.number().int().min(1).max(MAX_OVERSIZED_BYTES).optional(),
     offset_seconds: offsetSeconds.optional(),
+    action: z.string().min(1).max(MAX_FAULT_ACTION).optional(),
+    region_id: z.string().optional(),
+    error: z.string().min(1).max(MAX_SCRIPTED_TEXT).optional(),
     rate: z.number().min(0).max(1).optional(),
     count: z.number().int().min(1).optional(),
   })
@@ -145,16 +165,24 @@ export const faultSchema = z
         });
       }
     }
-    if (f.kind === "misdated") {
-      for (const field of ["route", "method", "project_id"] as const) {
+    for (const [kind, fields, why] of OPERATION_KIND_FILTERS) {
+      if (f.kind !== kind) continue;
+      for (const field of fields) {
         if (f[field] !== undefined) {
           ctx.addIssue({
             code: "custom",
-            message: `${field} does not apply to misdated (it hits operations as they are created)`,
+            message: `${field} does not apply to ${kind} (${why})`,
             path: [field],
           });
         }
       }
+    }
+    if (f.region_id !== undefined && findRegion(f.region_id) === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: unknownRegionMessage(f.region_id),
+        path: ["region_id"],
+      });
     }
     const routes = FAULT_KIND_ROUTES[f.kind];
     if (f.route !== undefined && routes !== undefined && !routes.includes(f.route)) {
@@ -177,6 +205,8 @@ export const bulkSchema = z.object({
     .max(10 * 366 * 86_400)
     .optional(),
   availability_checks: z.boolean().optional(),
+  /** The region of every project created (default `aws-us-east-2`). */
+  region_id: z.string().optional(),
 });
 export type SimBulkRequest = z.input<typeof bulkSchema>;
 

@@ -3,6 +3,7 @@ import { secondsToMicros } from "../time.js";
 import type { ModelContext } from "./context.js";
 import { normalDurationUs } from "./plans.js";
 import { addBranch, addEndpoint, DEFAULT_ENDPOINT, DEFAULT_OWNERSHIP } from "./projects.js";
+import { regionFor } from "./regions.js";
 import type { PlanName, ProjectState } from "./state.js";
 
 export interface BulkSeedOptions {
@@ -15,6 +16,8 @@ export interface BulkSeedOptions {
   readonly spanSeconds?: number;
   /** Whether the availability checker watches these projects (default false). */
   readonly availabilityChecks?: boolean;
+  /** The region of every project created (default `aws-us-east-2`; an unknown one: 400). */
+  readonly regionId?: string;
 }
 
 export interface BulkSeedResult {
@@ -49,6 +52,7 @@ export function seedBulk(
   options: BulkSeedOptions,
   watch: (project: ProjectState) => void,
 ): BulkSeedResult {
+  const region = regionFor(options.regionId);
   const now = ctx.scheduler.nowUs;
   const spanUs = secondsToMicros(options.spanSeconds ?? DEFAULT_SPAN_SECONDS);
   const startUs = now - spanUs;
@@ -63,6 +67,7 @@ export function seedBulk(
       createdUs: startUs,
       ownerId: DEFAULT_OWNERSHIP.ownerId,
       orgId: DEFAULT_OWNERSHIP.orgId,
+      region,
       pgVersion: 17,
       availabilityChecks: options.availabilityChecks ?? false,
       generated: false,

@@ -9,7 +9,7 @@ import { seedBulk, type BulkSeedOptions, type BulkSeedResult } from "./bulk-seed
 import type { ModelContext } from "./context.js";
 import { EndpointLifecycle } from "./endpoint-lifecycle.js";
 import { EndpointService } from "./endpoint-service.js";
-import { OperationRunner } from "./operation-runner.js";
+import { OperationRunner, type FailureHook } from "./operation-runner.js";
 import { getOperation, listOperations, operationTruth } from "./operation-queries.js";
 import { ProjectService } from "./project-service.js";
 import { createBranch, createProject, type NewBranch, type NewProject } from "./projects.js";
@@ -35,6 +35,12 @@ export interface ControlPlaneOptions {
    * `created_at` in microseconds, or undefined for a true one (the `misdated` fault).
    */
   readonly misdate?: () => number | undefined;
+  /**
+   * Asked for every operation whose course the model decides (not scripted or skipped ones),
+   * as it starts running: an error text to fail it with, or undefined (the
+   * `failed_operations` fault).
+   */
+  readonly failOperation?: FailureHook;
 }
 
 /** How the answer of an operations call is misshown (fault injection). */
@@ -81,6 +87,7 @@ export class ControlPlane {
         this.lifecycle.released(endpoint);
       },
       options.misdate ?? (() => undefined),
+      options.failOperation ?? (() => undefined),
     );
     this.lifecycle = new EndpointLifecycle(this.runner, this.scheduler, this.world);
     this.ctx = {

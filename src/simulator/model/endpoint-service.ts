@@ -22,6 +22,7 @@ import {
   type SettingsRequest,
 } from "./endpoint-settings.js";
 import { addEndpoint, type NewEndpoint } from "./projects.js";
+import { regionFor } from "./regions.js";
 import {
   endpointsOnBranch,
   findBranch,
@@ -30,7 +31,7 @@ import {
   type PlanName,
   type ProjectState,
 } from "./state.js";
-import { endpointView, operationView, REGION } from "./views.js";
+import { endpointView, operationView } from "./views.js";
 
 /** The answer to a deletion of an endpoint that was deleted before (real API: 204). */
 export const ALREADY_DELETED = Symbol("already deleted");
@@ -48,7 +49,7 @@ export class EndpointService {
     const body = request.endpoint;
     const branch = findBranch(project, body.branch_id);
     if (branch === undefined) throw notFound(`branch ${body.branch_id} not found`);
-    requireRegion(body.region_id);
+    requireProjectRegion(project, body.region_id);
     const spec = newEndpointSpec(project.plan, body);
     const onBranch = endpointsOnBranch(project, branch);
     if (body.type === "read_write" && onBranch.some((e) => e.type === "read_write")) {
@@ -259,11 +260,15 @@ function requireEnabled(endpoint: EndpointState, what: string): void {
   }
 }
 
-/** The simulator serves one region: another one is refused rather than ignored. */
-export function requireRegion(regionId: string | undefined): void {
-  if (regionId !== undefined && regionId !== REGION.id) {
-    throw badRequest(`region_id: the simulator has region ${REGION.id} only`);
-  }
+/**
+ * An endpoint is created in its project's region (the real API: "Only the project's
+ * `region_id` is permitted"); another one is refused rather than ignored.
+ */
+function requireProjectRegion(project: ProjectState, regionId: string | undefined): void {
+  if (regionId === undefined || regionFor(regionId) === project.region) return;
+  throw badRequest(
+    `region_id: an endpoint is created in its project's region (${project.region.id}), not ${regionId}`,
+  );
 }
 
 function accept(outcome: RuleOutcome): ComputeConfig {

@@ -1,6 +1,6 @@
 import type { IdFactory } from "../ids.js";
 import type { Scheduler } from "../scheduler.js";
-import { normalPolicy, type PlanPolicy, type PlanStep } from "./plans.js";
+import { normalDurationUs, normalPolicy, type PlanPolicy, type PlanStep } from "./plans.js";
 import type { BranchState, EndpointState, ProjectState } from "./state.js";
 import { holdsEndpoint } from "./status-rules.js";
 
@@ -20,6 +20,25 @@ export interface OperationSpec {
   readonly createdOffsetUs?: number;
 }
 
+/** An operation whose course the plan policy decides, as it starts running. */
+export interface RunningOperation {
+  readonly projectId: string;
+  readonly regionId: string;
+  readonly action: string;
+  /** The ids of what it acts on and its own (formatted only when asked). */
+  ids(): {
+    readonly branchId: string;
+    readonly endpointId: string | undefined;
+    readonly operationId: string;
+  };
+}
+
+/**
+ * Asked for each operation whose course the plan policy decides, as it starts running: the
+ * error text it fails with instead (the `failed_operations` fault), or undefined.
+ */
+export type FailureHook = (operation: RunningOperation) => string | undefined;
+
 /**
  * Creates operation records and moves them through their plans on the scheduler. It also
  * keeps each endpoint's count of holding operations, which is what makes calls answer 423.
@@ -34,6 +53,7 @@ export class OperationRunner {
     private readonly released: (endpoint: EndpointState) => void,
     /** Asked for each new record without its own offset: a misdating offset, or undefined. */
     private readonly misdate: () => number | undefined = () => undefined,
+    private readonly failure: FailureHook = () => undefined,
   ) {}
 
   /** Creates an operation now and runs its plan from now; returns its log index. */
@@ -42,7 +62,8 @@ export class OperationRunner {
     const first = plan[0];
     if (first === undefined) throw new RangeError("an operation plan needs at least one step");
     const index = this.create(project, spec, first.status, first.error);
-    this.continuePlan(project, index, spec, plan, 1, this.scheduler.nowUs);
+    const course = spec.plan === undefined ? this.failing(project, index, spec, plan) : plan;
+    this.continuePlan(project, index, spec, course, 1, this.scheduler.nowUs);
     return index;
   }
 
@@ -54,12 +75,43 @@ export class OperationRunner {
   /** Runs the plan of an operation created by `schedule`, from now. */
   run(project: ProjectState, index: number, spec: OperationSpec): void {
     const plan = spec.plan ?? this.policy.planFor(project, spec.action);
-    this.continuePlan(project, index, spec, plan, 0, this.scheduler.nowUs);
+    const course = spec.plan === undefined ? this.failing(project, index, spec, plan) : plan;
+    this.continuePlan(project, index, spec, course, 0, this.scheduler.nowUs);
   }
 
   /** Moves an operation straight to `status` (a queued one that will never run). */
   end(project: ProjectState, index: number, status: string): void {
     this.apply(project, index, status, undefined);
+  }
+
+  /**
+   * The policy's plan, or, when the failure hook answers an error text, the plan's first step
+   * and then `failed` with that text after the action's normal duration: the operation ends
+   * failed (failures_count 1) and is not retried. The policy is asked either way, so that a
+   * failure never shifts the outcomes of later operations.
+   */
+  private failing(
+    project: ProjectState,
+    index: number,
+    spec: OperationSpec,
+    plan: readonly PlanStep[],
+  ): readonly PlanStep[] {
+    const first = plan[0];
+    if (first === undefined) return plan;
+    const error = this.failure({
+      projectId: project.id,
+      regionId: project.region.id,
+      action: spec.action,
+      ids: () => ({
+        branchId: spec.branch.id,
+        endpointId: spec.endpoint?.id,
+        operationId: project.log.id(index),
+      }),
+    });
+    if (error === undefined) return plan;
+    const failAtUs = first.offsetUs + normalDurationUs(spec.action);
+    // An empty text (a template of ids the operation lacks) shows the default message.
+    return [first, { status: "failed", offsetUs: failAtUs, ...(error === "" ? {} : { error }) }];
   }
 
   private create(

@@ -3,7 +3,7 @@ import { badRequest, notFound } from "../errors.js";
 import { toIsoSeconds } from "../time.js";
 import type { Accounts, KeyOwner } from "./accounts.js";
 import type { ModelContext } from "./context.js";
-import { newEndpointSpec, requireRegion } from "./endpoint-service.js";
+import { newEndpointSpec } from "./endpoint-service.js";
 import {
   branchView,
   projectListItemView,
@@ -14,8 +14,9 @@ import {
   type ProjectView,
 } from "./project-views.js";
 import type { NewProject } from "./projects.js";
+import { regionFor } from "./regions.js";
 import { liveEndpoints, type ProjectState } from "./state.js";
-import { endpointView, operationView, REGION } from "./views.js";
+import { endpointView, operationView } from "./views.js";
 
 /**
  * `GET /projects`. The real response also carries `applications` and `integrations` maps
@@ -110,8 +111,9 @@ export class ProjectService {
 
   /**
    * Creates a project with its primary branch and read-write endpoint (`create_timeline`
-   * running, then `start_compute`). `org_id` comes from the body or the query (both: they must
-   * agree); see `Accounts.placement` for where the project goes.
+   * running, then `start_compute`), in the region `region_id` names (default `aws-us-east-2`;
+   * 400 for one the simulator does not serve). `org_id` comes from the body or the query (both:
+   * they must agree); see `Accounts.placement` for where the project goes.
    */
   create(
     owner: KeyOwner,
@@ -122,7 +124,7 @@ export class ProjectService {
     if (body.org_id !== undefined && queryOrgId !== undefined && body.org_id !== queryOrgId) {
       throw badRequest("org_id: the body and the query name different organizations");
     }
-    requireRegion(body.region_id);
+    const region = regionFor(body.region_id);
     const ownership = this.accounts.placement(owner, body.org_id ?? queryOrgId);
     const defaults = body.default_endpoint_settings ?? {};
     const endpointSpec = newEndpointSpec(API_PROJECT_PLAN, {
@@ -135,6 +137,7 @@ export class ProjectService {
       branches: 1,
       availabilityChecks: true,
       ownership,
+      region,
       ...(body.name === undefined ? {} : { name: body.name }),
       ...(body.pg_version === undefined ? {} : { pgVersion: body.pg_version }),
       ...(body.branch?.name === undefined ? {} : { primaryBranchName: body.branch.name }),
@@ -171,8 +174,8 @@ export class ProjectService {
     const endpoint = project.endpoints[0];
     if (branch === undefined || endpoint === undefined) throw new Error("project has no branch");
     const created = toIsoSeconds(project.createdUs);
-    const host = `${endpoint.id}.${REGION.proxyHost}`;
-    const poolerHost = `${endpoint.id}-pooler.${REGION.proxyHost}`;
+    const host = `${endpoint.id}.${project.region.proxyHost}`;
+    const poolerHost = `${endpoint.id}-pooler.${project.region.proxyHost}`;
     const operations: Operation[] = [];
     for (let i = 0; i < project.log.size; i++) operations.push(operationView(project, i));
     return {

@@ -1,7 +1,6 @@
 import type { Endpoint, Operation, ProjectListItem } from "../../contract/index.js";
 import { microsToDate, toIsoSeconds, US_PER_MS } from "../time.js";
 import type { BranchState, ProjectState } from "./state.js";
-import { REGION } from "./views.js";
 
 /**
  * How projects and branches look on the wire. The seed shows no project or branch fields; the
@@ -35,12 +34,12 @@ export function projectListItemView(project: ProjectState): ProjectListItemView 
   const sizeLimitMib = project.plan === "free" ? 512 : 204_800;
   return {
     id: project.id,
-    platform_id: REGION.platformId,
-    region_id: REGION.id,
+    platform_id: project.region.platformId,
+    region_id: project.region.id,
     name: project.name,
     provisioner: "k8s-neonvm",
     pg_version: project.pgVersion,
-    proxy_host: REGION.proxyHost,
+    proxy_host: project.region.proxyHost,
     branch_logical_size_limit: sizeLimitMib,
     branch_logical_size_limit_bytes: sizeLimitMib * 1024 * 1024,
     store_passwords: true,

@@ -4,6 +4,7 @@ import type { ComputeConfig } from "./compute-rules.js";
 import type { ModelContext } from "./context.js";
 import { DEFAULT_ENDPOINT_SETTINGS } from "./endpoint-settings.js";
 import type { OperationSpec } from "./operation-runner.js";
+import { DEFAULT_REGION, type Region } from "./regions.js";
 import type {
   BranchState,
   EndpointSettings,
@@ -22,6 +23,8 @@ export interface NewProject {
   readonly expectedOperations?: number;
   /** Default: a personal project of the default user. */
   readonly ownership?: ProjectOwnership;
+  /** Default: the default region (`aws-us-east-2`). */
+  readonly region?: Region;
   /** Default: the project's id. */
   readonly name?: string;
   /** Default 17. */
@@ -70,6 +73,7 @@ export function createProject(ctx: ModelContext, spec: NewProject): ProjectState
     createdUs: ctx.scheduler.nowUs,
     ownerId: ownership.ownerId,
     orgId: ownership.orgId,
+    region: spec.region ?? DEFAULT_REGION,
     pgVersion: spec.pgVersion ?? 17,
     availabilityChecks: spec.availabilityChecks,
     generated: spec.generated ?? false,

@@ -3,6 +3,7 @@ import { projectAccount } from "./accounts.js";
 import { Interner } from "./interner.js";
 import type { OperationChain } from "./operation-chain.js";
 import { OperationLog } from "./operation-log.js";
+import type { Region } from "./regions.js";
 
 export type PlanName = "free" | "paid";
 export const PLAN_NAMES = ["free", "paid"] as const;
@@ -19,6 +20,8 @@ export interface ProjectState {
   readonly ownerId: string;
   /** The organisation the project belongs to; undefined for a personal project. */
   readonly orgId: string | undefined;
+  /** Where the project was created; its endpoints are there too. */
+  readonly region: Region;
   readonly pgVersion: number;
   readonly availabilityChecks: boolean;
   /** Created by the traffic generator: its operations follow the traffic's outcome mix. */

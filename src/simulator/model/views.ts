@@ -9,13 +9,6 @@ import type { EndpointState, ProjectState } from "./state.js";
  * (`total_duration_ms`, `creation_source`, `provisioner`, …) are always present.
  */
 
-/** The one simulated region. Host names use the reserved `.invalid` TLD: nothing resolves. */
-export const REGION = {
-  id: "aws-us-east-2",
-  platformId: "aws",
-  proxyHost: "us-east-2.aws.pgcp-sim.invalid",
-} as const;
-
 /**
  * An operation record. `projectId` replaces the record's project id (the `foreign_project`
  * fault: a server that files records under the wrong project).
@@ -82,12 +75,14 @@ export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecyc
   const pending = lifecycle.pendingState(endpoint);
   const optionalTime = (field: string, us: number | undefined): Record<string, string> =>
     us === undefined ? {} : { [field]: toIsoSeconds(us) };
+  // An endpoint is in its project's region.
+  const region = endpoint.project.region;
   return {
-    host: endpoint.host ?? `${endpoint.id}.${REGION.proxyHost}`,
+    host: endpoint.host ?? `${endpoint.id}.${region.proxyHost}`,
     id: endpoint.id,
     project_id: endpoint.project.id,
     branch_id: endpoint.branch.id,
-    region_id: REGION.id,
+    region_id: region.id,
     type: endpoint.type,
     autoscaling_limit_min_cu: endpoint.minCu,
     autoscaling_limit_max_cu: endpoint.maxCu,
@@ -105,7 +100,7 @@ export function endpointView(endpoint: EndpointState, lifecycle: EndpointLifecyc
     updated_at: toIsoSeconds(endpoint.updatedUs),
     ...optionalTime("started_at", endpoint.startedAtUs),
     ...optionalTime("suspended_at", endpoint.suspendedAtUs),
-    proxy_host: REGION.proxyHost,
+    proxy_host: region.proxyHost,
     suspend_timeout_seconds: endpoint.suspendTimeoutSeconds,
     provisioner: endpoint.settings.provisioner,
   };
