@@ -55,7 +55,8 @@ export function expired(
 /**
  * The next message for a sink: the project whose oldest pending alert is the oldest of all,
  * once that alert's grouping window has passed (so that alerts raised close together travel
- * together) and the project is not backing off; up to `maxBatch` of its alerts, oldest first.
+ * together) and the project is not backing off; up to `maxBatch` of its alerts, oldest first
+ * (a platform incident's alert alone).
  */
 export function nextBatch(
   projects: readonly ProjectOutbox[],
@@ -73,9 +74,15 @@ export function nextBatch(
       best = { projectId: p.projectId, entries };
     }
   }
-  return best === undefined
-    ? undefined
-    : { projectId: best.projectId, entries: best.entries.slice(0, policy.maxBatch) };
+  if (best === undefined) return undefined;
+  // A platform incident's alert travels alone: it speaks for many projects, not the one
+  // whose outbox carries it.
+  const first = best.entries[0];
+  const entries =
+    first?.alert.kind === "platform_incident"
+      ? [first]
+      : best.entries.filter((e) => e.alert.kind !== "platform_incident");
+  return { projectId: best.projectId, entries: entries.slice(0, policy.maxBatch) };
 }
 
 /**

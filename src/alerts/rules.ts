@@ -262,11 +262,18 @@ function narrowed(
 
 function holds(rule: RouteRule, alert: Alert): boolean {
   return (
-    (rule.projects === undefined || rule.projects.includes(alert.projectId)) &&
+    (rule.projects === undefined || projectsOf(alert).some((p) => rule.projects?.includes(p))) &&
     (rule.actions === undefined || rule.actions.includes(alert.action)) &&
     (rule.statuses === undefined || rule.statuses.includes(alert.status)) &&
     (rule.kinds === undefined || rule.kinds.includes(alert.kind))
   );
+}
+
+/** The projects an alert is about: a platform incident's are those it lists. */
+function projectsOf(alert: Alert): readonly string[] {
+  return alert.incident === undefined
+    ? [alert.projectId]
+    : alert.incident.projects.map((p) => p.id);
 }
 
 /** The id of the failure or stuck alert a recovery resolves. */

@@ -5,7 +5,8 @@
 import type { Config, ResolvedSink } from "../config/index.js";
 import type { AlertContext, NameLookup, RoutedAlerts } from "../sync/index.js";
 import type { Transition } from "../sync/transitions.js";
-import type { Alert } from "../store/index.js";
+import type { Alert, IncidentMark, OutboxEntry } from "../store/index.js";
+import type { IncidentDesk } from "./incident-desk.js";
 import type { Sink } from "./alert.js";
 import type { SinkPolicy } from "./delivery-plan.js";
 import { withNames } from "./names.js";
@@ -21,28 +22,71 @@ import {
 /**
  * The poll's hook: alerts for the transitions, routed to the sinks but for those that the
  * silences open at the poll's time cover (the poll leaves out history counted by a backfill).
- * Each alert carries the names `names` knows. With no sink there is no hook, and nothing is kept.
+ * Each alert carries the names `names` knows. With `incidents`, each failure is marked with the
+ * platform incident it joins, if any, and held from the sinks that hold an incident's alerts.
+ * With no sink there is no hook, and nothing is kept.
  */
 export function alertHook(
   config: Config,
   sinks: readonly ResolvedSink[],
   names?: NameLookup,
+  incidents?: IncidentDesk,
 ): ((transitions: readonly Transition[], context: AlertContext) => RoutedAlerts) | undefined {
   if (sinks.length === 0) return undefined;
   const routes = sinkRoutes(sinks);
+  const holding = new Set(
+    sinks.filter((s) => s.config.holdIncidentAlerts).map((s) => s.config.name),
+  );
   const rules = {
     cancelledIsFailure: config.alerts.cancelledIsFailure,
     retrying: config.alerts.retrying,
     recovered: config.alerts.recovered,
     linkTemplate: config.alerts.link,
   };
+  const desk = config.incidents.enabled ? incidents : undefined;
   return (transitions, context) => {
     const raised = alertsFrom(transitions, context.nowMs, rules);
     if (raised.length === 0) return { entries: [], silenced: [] };
     const alerts = raised.map((alert) => withNames(alert, names));
     const open = config.silences.filter((s) => isActive(s.window, context.nowMs));
-    return routeAlerts(alerts, routes, open, context.nowMs, context);
+    const routed = routeAlerts(alerts, routes, open, context.nowMs, context);
+    if (desk === undefined) return routed;
+    const marks = alerts.flatMap((alert) => {
+      const mark = desk.consider(alert, context.regionId);
+      return mark === undefined ? [] : [mark];
+    });
+    return { ...held(routed, marks, holding), incidentMarks: marks };
   };
+}
+
+/** The silence name the alerts an incident holds are recorded under. */
+export const INCIDENT_HOLD = "platform_incident";
+
+/**
+ * The routing with the failures that joined an incident held from the sinks in `holding`:
+ * recorded as silenced there (so that their recoveries are held too), not sent.
+ */
+function held(
+  routed: RoutedAlerts,
+  marks: readonly IncidentMark[],
+  holding: ReadonlySet<string>,
+): RoutedAlerts {
+  const joined = new Set(marks.filter((m) => m.incidentId !== undefined).map((m) => m.alertId));
+  if (joined.size === 0 || holding.size === 0) return routed;
+  const entries: OutboxEntry[] = [];
+  const silenced = [...routed.silenced];
+  for (const entry of routed.entries) {
+    if (!joined.has(entry.alert.id)) {
+      entries.push(entry);
+      continue;
+    }
+    const pending = entry.pending.filter((sink) => !holding.has(sink));
+    for (const sink of entry.pending.filter((s) => holding.has(s))) {
+      silenced.push({ alert: entry.alert, sink, silence: INCIDENT_HOLD });
+    }
+    if (pending.length > 0) entries.push({ ...entry, pending });
+  }
+  return { entries, silenced };
 }
 
 /**

@@ -20,6 +20,7 @@ const MARK: Record<string, string> = {
   operation_retrying: "RETRYING ",
   operation_recovered: "RECOVERED",
   compute_advice: "ADVICE   ",
+  platform_incident: "INCIDENT ",
 };
 
 export async function startAlertPrinter(
@@ -51,6 +52,13 @@ export async function startAlertPrinter(
       }
       for (const a of parsed.data.alerts) {
         onAlert(a.kind);
+        if (a.incident !== null) {
+          const i = a.incident;
+          print(
+            `alert ${MARK[a.kind] ?? a.kind} ${i.incident_id} ${i.state}: ${a.action} in ${i.region_id} across ${i.project_count} projects (failures ${a.failures_count})  "${i.error_class}"`,
+          );
+          continue;
+        }
         if (a.advice !== null) {
           print(`alert ${MARK[a.kind] ?? a.kind} ${a.project_id} ${a.advice.summary}`);
           continue;

@@ -9,7 +9,7 @@ import type { Config } from "./schema.js";
 /**
  * The settings a running exporter applies on reload: which projects it watches (with the
  * single-key settings; `accounts` waits for a restart), where alerts
- * go and which it raises, the silences, stuck thresholds, the log level, who may reach the
+ * go and which it raises, the silences, platform incidents, stuck thresholds, the log level, who may reach the
  * HTTP server, and the compute probe (`computes`; an account's own `accounts[].computes` waits
  * for a restart with the accounts).
  */
@@ -19,6 +19,7 @@ export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["discoveryGrace"],
   ["sinks"],
   ["silences"],
+  ["incidents"],
   ["alerts", "cancelledIsFailure"],
   ["alerts", "retrying"],
   ["alerts", "recovered"],

@@ -241,6 +241,11 @@ const sinkCommon = {
   timeout: positiveDuration.default(10),
   /** Most alerts in one message (default: 50 for Slack, 100 for webhooks, 1 for PagerDuty). */
   maxBatch: z.number().int().min(1).max(1000).optional(),
+  /**
+   * The failures that make up a platform incident are not sent one by one to this sink (they
+   * are still recorded, counted and shown): the incident's own alert tells of them.
+   */
+  holdIncidentAlerts: z.boolean().default(true),
 };
 
 /** Each kind's own settings (beside `kind` and the common ones). */
@@ -272,6 +277,7 @@ const SINK_KINDS = {
         operation_stuck: z.enum(PAGERDUTY_SEVERITIES).default("warning"),
         operation_retrying: z.enum(PAGERDUTY_SEVERITIES).default("info"),
         compute_advice: z.enum(PAGERDUTY_SEVERITIES).default("info"),
+        platform_incident: z.enum(PAGERDUTY_SEVERITIES).default("critical"),
       })
       .prefault({}),
   },
@@ -299,6 +305,7 @@ const SINK_KINDS = {
         operation_stuck: labelValue.default("warning"),
         operation_retrying: labelValue.default("info"),
         compute_advice: labelValue.default("info"),
+        platform_incident: labelValue.default("critical"),
       })
       .prefault({}),
     /** Static labels added to every alert (e.g. `team`). */
@@ -322,6 +329,7 @@ const SINK_KINDS = {
         operation_stuck: z.url({ protocol: /^https?$/ }).optional(),
         operation_retrying: z.url({ protocol: /^https?$/ }).optional(),
         compute_advice: z.url({ protocol: /^https?$/ }).optional(),
+        platform_incident: z.url({ protocol: /^https?$/ }).optional(),
       })
       .default({}),
   },
@@ -396,6 +404,17 @@ const alertsSchema = z
     statusPageUrl: z.url({ protocol: /^https?$/ }).optional(),
     /** Most alerts one project's outbox holds; newer ones are dropped and counted. */
     outboxLimit: z.number().int().min(1).default(10_000),
+  })
+  .strict();
+
+const incidentsSchema = z
+  .object({
+    /** `false`: every failure is alerted on its own. */
+    enabled: z.boolean().default(true),
+    /** Failures this close together group; an incident nothing joins for this long resolves. */
+    window: positiveDuration.default(600),
+    /** Projects whose failures make an incident. */
+    minProjects: z.number().int().min(2).max(10_000).default(5),
   })
   .strict();
 
@@ -474,6 +493,12 @@ export const configSchema = z
      * Each is a one-off (`start`, `end`) or recurring (`cron`, `duration`, `timezone`) window.
      */
     silences: silencesSchema,
+    /**
+     * Platform incidents: failures of one action, in one region, with the same error once ids
+     * and numbers are taken out, across at least `minProjects` projects within `window`, are
+     * alerted as one incident (`alerts/incidents.ts`).
+     */
+    incidents: incidentsSchema.default(incidentsSchema.parse({})),
     /**
      * The status page at `/`: `full` (projects, failures, the outbox and dead letters, with ids
      * and error texts), `summary` (counts only), or `off` (no page).
@@ -761,6 +786,9 @@ export const CONFIG_HINTS: SettingHints = {
   "sinks[].runbookUrls.operation_stuck": URL_HINT('"https://runbooks.example.com/stuck"'),
   "sinks[].runbookUrls.operation_retrying": URL_HINT('"https://runbooks.example.com/retrying"'),
   "sinks[].runbookUrls.compute_advice": URL_HINT('"https://runbooks.example.com/compute-advice"'),
+  "sinks[].runbookUrls.platform_incident": URL_HINT(
+    '"https://runbooks.example.com/platform-incident"',
+  ),
   silences: {
     expects: "a list of silences",
     example: '[{name: nightly, cron: "0 2 * * *", duration: 2h}]',

@@ -4,7 +4,14 @@
  * watched projects and their discovery. `createDaemon` runs them.
  */
 import type { ApiClient } from "../api/index.js";
-import { alertHook, alertRouter, type NotifierObserver } from "../alerts/index.js";
+import {
+  alertHook,
+  alertRouter,
+  IncidentDesk,
+  incidentSettings,
+  type NotifierObserver,
+  type OutboxOwner,
+} from "../alerts/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { ComputeMonitor, monitorSettings } from "../computes/index.js";
 import {
@@ -77,7 +84,12 @@ export interface DaemonAssembly {
   readonly computes: ComputeMonitor;
   /** What is shown of the projects beside their ids (names, organisations, branches). */
   readonly directory: FleetDirectory;
-  /** Routes alerts raised outside a poll from now on (a reload's sinks and silences). */
+  /** Platform incidents: which failures group, and telling the sinks of each incident. */
+  readonly incidents: IncidentDesk;
+  /**
+   * Routes alerts raised outside a poll from now on (a reload's sinks and silences), and
+   * groups failures by a reload's incident settings.
+   */
   readonly setAlertRouting: (config: Config, sinks: readonly ResolvedSink[]) => void;
 }
 
@@ -85,11 +97,14 @@ export function pollOptionsFrom(
   config: Config,
   sinks: readonly ResolvedSink[] = [],
   names?: NameLookup,
+  incidents?: IncidentDesk,
 ): PollOptions {
   const { poll, stuck } = config;
-  const alertsFor = alertHook(config, sinks, names);
+  const alertsFor = alertHook(config, sinks, names, incidents);
+  const projectRegion = names?.projectRegion?.bind(names);
   return {
     ...(alertsFor === undefined ? {} : { alertsFor }),
+    ...(projectRegion === undefined ? {} : { regionOf: projectRegion }),
     firstPageLimit: poll.firstPageLimit,
     pageLimit: poll.pageLimit,
     maxPagesPerPoll: poll.maxPagesPerPoll,
@@ -168,11 +183,22 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     drain: (projectId) => delivery.drained(projectId),
   });
   const fenced = fencedCommits(leases, logger);
-  const roster = new ProjectRoster({
+  const incidents: IncidentDesk = new IncidentDesk({
+    settings: incidentSettings(config),
+    projects: (): Iterable<OutboxOwner> => roster.owners(),
+    route: () => route,
+    projectName: (projectId) => deps.names?.projectName(projectId),
+    raised: () => {
+      deliver();
+    },
+    logger,
+    clock,
+  });
+  const roster: ProjectRoster = new ProjectRoster({
     sourceFor: clientOf,
     storeFor: storeFor(backend, leases),
     leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
-    pollOptions: pollOptionsFrom(config, deps.sinks, deps.names),
+    pollOptions: pollOptionsFrom(config, deps.sinks, deps.names, incidents),
     outboxLimit: config.alerts.outboxLimit,
     outboxCommitted: (projectId, state) => {
       notify.outboxChanged(projectId, state);
@@ -235,6 +261,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
   };
   const setAlertRouting = (next: Config, sinks: readonly ResolvedSink[]) => {
     route = alertRouter(next, sinks, deps.names);
+    incidents.setSettings(incidentSettings(next));
   };
   return {
     clock,
@@ -246,6 +273,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     discovery,
     computes,
     directory,
+    incidents,
     setAlertRouting,
   };
 }

@@ -131,6 +131,8 @@ export function createDaemon(
       await leases?.start();
       for (const account of accounts) account.scheduler.start();
       delivery.notifier.start();
+      // Also while grouping is off (a reload may turn it on): open incidents still resolve.
+      assembly.incidents.start();
       computes.start();
       log.info(
         {
@@ -144,7 +146,7 @@ export function createDaemon(
       );
     },
     async reconfigure(next, nextSinks, nextComputes) {
-      roster.setPollOptions(pollOptionsFrom(next, nextSinks, deps.names));
+      roster.setPollOptions(pollOptionsFrom(next, nextSinks, deps.names, assembly.incidents));
       await delivery.setSinks(nextSinks, next.alerts);
       setAlertRouting(next, nextSinks);
       computes.reconfigure(monitorSettings(next, nextComputes ?? NO_COMPUTES));
@@ -161,6 +163,7 @@ export function createDaemon(
       watched.stop();
       directory.stop();
       await Promise.all(accounts.map((a) => a.scheduler.stop()));
+      await assembly.incidents.stop();
       await delivery.notifier.stop();
       // Released at once, so that the other replicas take the projects over without waiting.
       await leases?.stop();

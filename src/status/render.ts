@@ -1,9 +1,9 @@
 /**
  * Renders the status page: a pure function from the view model to one small HTML document with
  * an inline stylesheet and no script. Every dynamic value goes through `escapeHtml` (operation
- * error texts and the names of projects, organisations and endpoints come from outside); the
- * page refreshes itself every 10 seconds, keeping its filter (a plain GET form: `?account=`,
- * `?org=`).
+ * error texts, incidents' error classes and the names of projects, organisations and endpoints
+ * come from outside); the page refreshes itself every 10 seconds, keeping its filter (a plain GET
+ * form: `?account=`, `?org=`). Open platform incidents come first, above everything else.
  */
 import type {
   ComputeStatus,
@@ -11,6 +11,7 @@ import type {
   FailureView,
   OpenOperationView,
   FilterStatus,
+  IncidentView,
   ProjectHealth,
   SilencedRow,
   SilenceStatus,
@@ -51,6 +52,7 @@ code{font:12px ui-monospace,monospace;word-break:break-all}
 .stuck{color:var(--bad);font-weight:600}
 .error{white-space:pre-wrap;word-break:break-word;color:var(--bad)}
 .banner{border:1px solid var(--bad);padding:.5rem;border-radius:.3rem}
+.banner.incident{margin:.5rem 0}.banner.incident p{margin:.2rem 0}
 nav a{margin-right:1rem}
 `;
 
@@ -148,13 +150,48 @@ export function renderStatusPage(view: StatusView, detail: "summary" | "full" = 
 <nav><a href="metrics">/metrics</a><a href="healthz">/healthz</a><a href="readyz">/readyz</a></nav>
 </header>
 <main>
-${full ? renderDiscovery(view) + renderFilter(view) : ""}${renderSummary(view)}
+${renderIncidents(view, full)}${full ? renderDiscovery(view) + renderFilter(view) : ""}${renderSummary(view)}
 ${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}\n${renderSilences(view)}` : `${renderSilenceCounts(view)}\n<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
 </main>
 <footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
 </body>
 </html>
 `;
+}
+
+/**
+ * The open platform incidents: at `full` a banner each (the oldest, capped) with its action,
+ * region, error class, times, failures and first projects; at `summary` how many are open.
+ */
+function renderIncidents(view: StatusView, full: boolean): string {
+  const open = view.incidentsOpen;
+  if (open === 0) return "";
+  if (!full) {
+    return `<p class="banner incidents" id="incident-count">${escapeHtml(plural(open, "platform incident"))} open</p>\n`;
+  }
+  const banners = view.incidents.map((i) => renderIncident(i, view.generatedAtMs)).join("\n");
+  const more = open - view.incidents.length;
+  const note =
+    more > 0
+      ? `<p class="note" id="incidents-more">and ${escapeHtml(more)} more open; <a href="metrics">/metrics</a> counts them all in <code>pgcp_incidents_active</code>.</p>\n`
+      : "";
+  return `<section id="incidents">
+<h2>Platform incidents</h2>
+${banners}
+${note}</section>
+`;
+}
+
+function renderIncident(i: IncidentView, nowMs: number): string {
+  const projects = i.projects
+    .map((p) => named(p.name, p.id, "project-name", "project-id"))
+    .join(", ");
+  const more = i.projectCount - i.projects.length;
+  return `<div class="banner incident" data-incident="${escapeHtml(i.id)}">
+<p><b>Platform incident</b>: <span class="action">${escapeHtml(i.action)}</span> failing in the region <span class="region">${escapeHtml(i.regionId)}</span> across ${escapeHtml(plural(i.projectCount, "project"))}, ${escapeHtml(plural(i.failures, "failure"))} since ${timeAgo(i.firstAtMs, nowMs)}; the latest at ${timeAgo(i.lastAtMs, nowMs)}.</p>
+<p>Error: <span class="error error-class">${escapeHtml(i.errorClass)}</span></p>
+<p class="incident-projects">Projects: ${projects}${more > 0 ? ` <span class="muted">and ${escapeHtml(more)} more</span>` : ""}</p>
+</div>`;
 }
 
 function renderDiscovery(view: StatusView): string {

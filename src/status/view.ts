@@ -4,12 +4,12 @@
  * runs of failed polls: the same facts the metrics show) and from a `StatusTracker` that keeps
  * what only the page shows (recent operation failures, the last discovery failure).
  *
- * Cost: one pass over the watched projects per rendering (and one over their names, for the
- * organisations the filter offers). What a project's committed state says
- * (open operations, outbox, dead letters) is summarised once per state object (states are
- * immutable and replaced on every commit), so an unchanged project costs a lookup. Lists are
- * capped (see `STATUS_LIMITS`): the rows shown are the projects with problems first, then the
- * rest in the daemon's order, up to `projectRows`.
+ * Cost: one pass over the watched projects per rendering (and one over their names and carried
+ * incidents, for the organisations the filter offers and the platform incidents). What a
+ * project's committed state says (open operations, outbox, dead letters) is summarised once per
+ * state object (states are immutable and replaced on every commit), so an unchanged project
+ * costs a lookup. Lists are capped (see `STATUS_LIMITS`): the rows shown are the projects with
+ * problems first, then the rest in the daemon's order, up to `projectRows`.
  *
  * Names and filter: each project row carries the project's name, account and organisation as the
  * daemon read them (`ProjectView.info`), each compute its endpoint's name, each dead letter and
@@ -17,6 +17,10 @@
  * alone). A `StatusFilter` (the page's `?account=` and `?org=`) keeps only the projects of one
  * account and/or organisation: the counts, rows, outbox, dead letters and silenced alerts are
  * then theirs alone.
+ *
+ * Platform incidents: the open ones (those some watched project's committed state carries, each
+ * once), oldest first and capped, with the first of their projects named; they span projects,
+ * so the filter keeps them whole.
  *
  * Secrets: the view never holds the API key, sink URLs or signing secrets. It gets the sinks'
  * names only, the API URL without credentials or query, and free texts from outside (operation
@@ -26,7 +30,12 @@ import { windowState } from "../alerts/silence-window.js";
 import { displayUrl } from "../config/display-url.js";
 import type { SilenceConfig, SilenceWindow } from "../config/silences.js";
 import { isEndStatus, maxConnectionsFor } from "../contract/index.js";
-import type { DeadLetter, ProjectState, StateFileProblem } from "../store/index.js";
+import type {
+  CarriedIncident,
+  DeadLetter,
+  ProjectState,
+  StateFileProblem,
+} from "../store/index.js";
 import type {
   AdviceReason,
   ComputeProbeState,
@@ -56,6 +65,10 @@ export interface StatusLimits {
   readonly silencedKept: number;
   /** Computes listed per project row (those with a failing probe or advice first). */
   readonly computesShown: number;
+  /** Open platform incidents shown (the oldest); the others are counted. */
+  readonly incidentsShown: number;
+  /** Projects listed per platform incident (the first to join); the others are counted. */
+  readonly incidentProjectsShown: number;
 }
 
 export const STATUS_LIMITS: StatusLimits = {
@@ -68,6 +81,8 @@ export const STATUS_LIMITS: StatusLimits = {
   recentFailureMs: 3_600_000,
   silencedKept: 20,
   computesShown: 10,
+  incidentsShown: 5,
+  incidentProjectsShown: 20,
 };
 
 /** Where a project stands, worst first. */
@@ -223,6 +238,30 @@ export interface AccountSource {
   keyRefusal(): { readonly sinceMs: number; readonly message: string } | undefined;
 }
 
+/**
+ * An open platform incident: failures of one action, in one region, with one error class, across
+ * many projects (`alerts/incidents.ts`), as the project carrying it committed it.
+ */
+export interface IncidentView {
+  readonly id: string;
+  readonly action: string;
+  readonly regionId: string;
+  /** The error text with ids and numbers taken out (from outside: escape it). */
+  readonly errorClass: string;
+  /** When its first failure was detected (epoch ms). */
+  readonly firstAtMs: number;
+  /** When its latest failure was detected (epoch ms). */
+  readonly lastAtMs: number;
+  readonly failures: number;
+  /** Its projects, watched or not. */
+  readonly projectCount: number;
+  /**
+   * The first projects to join (at most `limits.incidentProjectsShown`), each with its name
+   * (from outside: escape it) once known.
+   */
+  readonly projects: readonly { readonly id: string; readonly name: string | undefined }[];
+}
+
 /** One account's row: its projects and its own request budget. */
 export interface AccountStatus {
   readonly name: string;
@@ -320,6 +359,13 @@ export interface StatusView {
     readonly atMs: number;
     readonly message: string;
   }[];
+  /**
+   * The open platform incidents, oldest first; at most `limits.incidentsShown`. Fleet-wide:
+   * the filter does not apply to them.
+   */
+  readonly incidents: readonly IncidentView[];
+  /** Open platform incidents, shown or not. */
+  readonly incidentsOpen: number;
   readonly counts: StatusCounts;
   /** Problems first; at most `limits.projectRows`. */
   readonly projects: readonly StatusProject[];
@@ -452,7 +498,7 @@ export function statusView(options: StatusViewOptions): StatusView {
   const accountOf = new Map<string, string>();
   for (const a of accounts) for (const id of a.projects) accountOf.set(id, a.source.name);
   const watched = source.watched();
-  const organisations = organisationsOf(watched, source, clean);
+  const { organisations, incidents } = fleetOf(watched, source, limits, clean);
   const { ids, filter } = selectProjects(
     watched,
     options.filter,
@@ -483,6 +529,8 @@ export function statusView(options: StatusViewOptions): StatusView {
       atMs: failure.atMs,
       message: clean(messageOf(failure.error)),
     })),
+    incidents: incidents.shown,
+    incidentsOpen: incidents.open,
     counts: {
       projects: ids.length,
       health,
@@ -532,15 +580,32 @@ function nameOrUndefined(
   return name === undefined || name === "" ? undefined : clean(name);
 }
 
-/** The organisations the watched projects are known to belong to: one pass, by name then id. */
-function organisationsOf(
+/**
+ * What the page shows of every watched project whatever the filter, in one pass: the
+ * organisations they are known to belong to (by name then id), and the platform incidents their
+ * committed states carry.
+ */
+function fleetOf(
   ids: readonly string[],
   source: StatusSource,
+  limits: StatusLimits,
   clean: (text: string) => string,
-): OrganisationChoice[] {
+): {
+  organisations: OrganisationChoice[];
+  incidents: { open: number; shown: IncidentView[] };
+} {
   const orgs = new Map<string, { name: string | undefined; projects: number }>();
+  const carried = new Map<string, CarriedIncident>();
   for (const id of ids) {
-    const info = source.get(id)?.info;
+    const project = source.get(id);
+    for (const incident of project?.state?.incidents?.carried ?? []) {
+      // Carried by two projects (rarely, for a moment): the record told of its latest failure.
+      const seen = carried.get(incident.id);
+      if (seen === undefined || incident.lastAtMs > seen.lastAtMs) {
+        carried.set(incident.id, incident);
+      }
+    }
+    const info = project?.info;
     if (info?.orgId === undefined) continue;
     const org = orgs.get(info.orgId);
     if (org === undefined) orgs.set(info.orgId, { name: info.orgName, projects: 1 });
@@ -550,9 +615,36 @@ function organisationsOf(
     }
   }
   const key = (o: OrganisationChoice) => (o.name ?? o.id).toLowerCase();
-  return [...orgs]
+  const organisations = [...orgs]
     .map(([id, o]) => ({ id, name: nameOrUndefined(o.name, clean), projects: o.projects }))
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : 1));
+  return { organisations, incidents: incidentsOf(carried, source, limits, clean) };
+}
+
+/** The oldest open incidents (at most the limit), each with its first projects named. */
+function incidentsOf(
+  carried: ReadonlyMap<string, CarriedIncident>,
+  source: StatusSource,
+  limits: StatusLimits,
+  clean: (text: string) => string,
+): { open: number; shown: IncidentView[] } {
+  // The largest keys of the negated start: the oldest, oldest first.
+  const oldest = new NewestFirst<CarriedIncident>(limits.incidentsShown);
+  for (const incident of carried.values()) oldest.add(-incident.firstAtMs, incident);
+  const shown = oldest.items().map((incident) => ({
+    id: incident.id,
+    action: incident.action,
+    regionId: incident.regionId,
+    errorClass: clean(incident.errorClass),
+    firstAtMs: incident.firstAtMs,
+    lastAtMs: incident.lastAtMs,
+    failures: incident.failures,
+    projectCount: Math.max(incident.projectCount, incident.projects.length),
+    projects: incident.projects
+      .slice(0, limits.incidentProjectsShown)
+      .map((id) => ({ id, name: projectNameOf(source, id, clean) })),
+  }));
+  return { open: carried.size, shown };
 }
 
 /**

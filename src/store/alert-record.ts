@@ -13,6 +13,7 @@ export const ALERT_KINDS = [
   "operation_retrying",
   "operation_recovered",
   "compute_advice",
+  "platform_incident",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
@@ -42,6 +43,34 @@ export const adviceSchema = z.object({
 export type AdviceDetails = z.infer<typeof adviceSchema>;
 
 const optionalString = z.string().optional();
+
+/** Most projects a `platform_incident` alert lists by id (the count says how many there are). */
+export const MAX_INCIDENT_PROJECTS_LISTED = 100;
+
+/** Where a platform incident stands in the alert that tells of it. */
+export const INCIDENT_STATES = ["opened", "updated", "resolved"] as const;
+export type IncidentState = (typeof INCIDENT_STATES)[number];
+
+/**
+ * For `platform_incident`: failures of one action, in one region, with one normalised error,
+ * across many projects (`alerts/incidents.ts`). Each alert of an incident (opened, each update,
+ * resolved) carries the same `id`.
+ */
+export const incidentSchema = z.object({
+  /** Stable through the incident's updates and its resolution. */
+  id: z.string().min(1),
+  state: z.enum(INCIDENT_STATES),
+  regionId: z.string(),
+  /** The error text with ids, numbers, quoted values and hex taken out. */
+  errorClass: z.string(),
+  /** The projects whose failures joined it, in the order they joined (the first listed). */
+  projects: z
+    .array(z.object({ id: z.string(), name: z.string().max(256).optional() }))
+    .max(MAX_INCIDENT_PROJECTS_LISTED),
+  /** How many projects joined it in all. */
+  projectCount: z.number().int().nonnegative(),
+});
+export type Incident = z.infer<typeof incidentSchema>;
 
 /** Most characters of a name kept in an alert (the API's names are at most 256). */
 export const MAX_NAME_LENGTH = 256;
@@ -88,6 +117,8 @@ export const alertSchema = z.object({
   alsoResolves: z.array(z.string()).max(MAX_ALSO_RESOLVES).optional(),
   /** For `compute_advice`: what is advised and why. */
   advice: adviceSchema.optional(),
+  /** For `platform_incident`: the incident. */
+  incident: incidentSchema.optional(),
 });
 export type Alert = z.infer<typeof alertSchema>;
 

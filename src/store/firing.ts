@@ -9,6 +9,12 @@
  * stuck operation that failed, a failed one retried), or when it has fired for the sink's
  * `firingFor` without an end. An ended alert is sent once more, with its
  * end time, and then leaves the set.
+ *
+ * A platform incident's alerts (its `operationId` is the incident's id) are one alert to the
+ * sink, under the same labels: a newer one (an update) replaces the older in the set, which
+ * leaves without ending (ending it would send it with an end under those labels, resolving the
+ * incident), and its resolution, which the sink sent resolved, removes them and does not enter.
+ * An incident nothing updates or resolves for `firingFor` ends as any alert does.
  */
 import { z } from "zod";
 import { alertSchema, resolvedIds, type Alert } from "./alert-record.js";
@@ -24,9 +30,18 @@ export const firingAlertSchema = z.object({
 });
 export type FiringAlert = z.infer<typeof firingAlertSchema>;
 
-/** Alert kinds that fire until they end; a recovery only ends what it resolves. */
+/**
+ * Alerts that fire until they end; a recovery only ends what it resolves, and a resolved
+ * platform incident was sent resolved.
+ */
 function fires(alert: Alert): boolean {
+  if (alert.kind === "platform_incident") return !isResolution(alert);
   return alert.kind !== "operation_recovered";
+}
+
+/** A platform incident's resolution (its state, or its status for an alert without one). */
+function isResolution(alert: Alert): boolean {
+  return (alert.incident?.state ?? alert.status) === "resolved";
 }
 
 function same(a: FiringAlert, sink: string, alertId: string): boolean {
@@ -36,7 +51,8 @@ function same(a: FiringAlert, sink: string, alertId: string): boolean {
 /**
  * The set after `sink` acknowledged `alerts` at `nowMs`: firing alerts join it, each ending the
  * earlier alerts of its operation; a recovery removes the alerts it resolves (which the sink
- * sent resolved with it) and ends the rest of its operation's.
+ * sent resolved with it) and ends the rest of its operation's; a platform incident's alert
+ * takes the place of its incident's earlier ones.
  */
 export function acknowledgeFiring(
   firing: readonly FiringAlert[],
@@ -46,6 +62,10 @@ export function acknowledgeFiring(
 ): FiringAlert[] {
   let next = [...firing];
   for (const alert of alerts) {
+    if (alert.kind === "platform_incident") {
+      next = acknowledgeIncident(next, sink, alert, nowMs);
+      continue;
+    }
     if (alert.kind === "operation_recovered") {
       const resolved = resolvedIds(alert);
       // Resolved by the recovery itself; the operation's other alerts end with it.
@@ -59,6 +79,31 @@ export function acknowledgeFiring(
     next.push({ sink, alert, sinceMs: nowMs });
   }
   return next;
+}
+
+/**
+ * The set after `sink` acknowledged an alert of a platform incident: the incident's earlier
+ * alerts leave it (not ended: the sink sends the incident under the same labels), and the newest
+ * enters unless it is the resolution. An update older than one in the set changes nothing.
+ */
+function acknowledgeIncident(
+  firing: readonly FiringAlert[],
+  sink: string,
+  alert: Alert,
+  nowMs: number,
+): FiringAlert[] {
+  const ofIncident = (f: FiringAlert): boolean =>
+    f.sink === sink &&
+    f.alert.kind === "platform_incident" &&
+    f.alert.operationId === alert.operationId;
+  const rest = firing.filter((f) => !ofIncident(f));
+  if (!fires(alert)) return rest;
+  const detectedMs = Date.parse(alert.detectedAt);
+  const newer = firing.some(
+    (f) => ofIncident(f) && f.alert.id !== alert.id && Date.parse(f.alert.detectedAt) > detectedMs,
+  );
+  if (newer || firing.some((f) => same(f, sink, alert.id))) return [...firing];
+  return [...rest, { sink, alert, sinceMs: nowMs }];
 }
 
 function endOperation(

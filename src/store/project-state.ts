@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { firingAlertSchema } from "./firing.js";
 import { alertSchema, MAX_ALSO_RESOLVES } from "./alert-record.js";
+import { incidentRecordSchema } from "./incident-record.js";
 
 /** Format name and version written into every state document. */
 export const STATE_FORMAT = "pgcp-exporter/project-state";
@@ -166,5 +167,15 @@ export const projectStateSchema = z.object({
    * (`firing.ts`). Absent when there are none.
    */
   firing: z.array(firingAlertSchema).optional(),
+  /**
+   * The project's region as last read (its failures group into platform incidents by it, from
+   * the first poll after a restart on). Absent while never read.
+   */
+  regionId: z.string().optional(),
+  /**
+   * Platform incidents: this project's recent failures that may group into one, and the
+   * incidents it carries (`incident-record.ts`). Absent when there are none.
+   */
+  incidents: incidentRecordSchema.optional(),
 });
 export type ProjectState = z.infer<typeof projectStateSchema>;

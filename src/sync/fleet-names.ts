@@ -33,4 +33,6 @@ export interface NameLookup {
   projectName(projectId: string): string | undefined;
   branchName(projectId: string, branchId: string): string | undefined;
   endpointName(projectId: string, endpointId: string): string | undefined;
+  /** The project's region, once read (platform incidents group failures by it). */
+  projectRegion?(projectId: string): string | undefined;
 }

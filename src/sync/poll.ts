@@ -19,6 +19,7 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   type Alert,
+  type IncidentMark,
   type OutboxEntry,
   type Backfill,
   type Position,
@@ -83,6 +84,8 @@ export interface PollOptions extends TrackerOptions {
    * History counted by a backfill is not handed over: it is not happening now.
    */
   readonly alertsFor?: (transitions: readonly Transition[], context: AlertContext) => RoutedAlerts;
+  /** The project's region as read now (undefined while unknown: the committed one stands). */
+  readonly regionOf?: (projectId: string) => string | undefined;
 }
 
 /** What the alert hook made of a poll's transitions. */
@@ -91,6 +94,11 @@ export interface RoutedAlerts {
   readonly entries: readonly OutboxEntry[];
   /** Each (alert, sink) an open silence kept from the sink (`silences:` in the config). */
   readonly silenced: readonly SilencedAlert[];
+  /**
+   * The failures that may group into a platform incident, each with the incident it joined:
+   * committed with the alerts (`store/incident-record.ts`).
+   */
+  readonly incidentMarks?: readonly IncidentMark[];
 }
 
 /** An alert a silence kept from one sink. */
@@ -108,6 +116,8 @@ export interface AlertContext {
   readonly alerted: (operationId: string) => readonly AlertedTo[];
   /** Whether `sink` gave up on the alert `alertId` (it is among the dead letters). */
   readonly deadLettered: (alertId: string, sink: string) => boolean;
+  /** The project's region: as read now, else as committed; undefined while never read. */
+  readonly regionId?: string | undefined;
 }
 
 /** An alert raised for an operation, and the sinks it was routed to. */
@@ -134,6 +144,8 @@ export interface PollResult {
   readonly alerts: readonly OutboxEntry[];
   /** Alerts this poll raised that silences kept from sinks (each alert once per sink). */
   readonly silenced: readonly SilencedAlert[];
+  /** Its failures that may group into a platform incident (see `RoutedAlerts`). */
+  readonly incidentMarks?: readonly IncidentMark[];
   readonly transitions: readonly Transition[];
   /** Requests made (pages and single reads). */
   readonly requests: number;
@@ -244,7 +256,13 @@ export async function poll(
   alertable.push(...aged);
 
   const totals = addTransitions(previous?.totals ?? emptyTotals(), transitions);
-  const { entries: alerts, silenced, alerted } = raiseAlerts(previous, alertable, nowMs, options);
+  const regionId = options.regionOf?.(projectId) ?? previous?.regionId;
+  const {
+    entries: alerts,
+    silenced,
+    alerted,
+    incidentMarks,
+  } = raiseAlerts(previous, alertable, nowMs, options, regionId);
 
   const state = nextState(previous, {
     projectId,
@@ -260,11 +278,13 @@ export async function poll(
       newlyMisdated,
     ),
     totals,
+    regionId,
   });
   return {
     state,
     alerts,
     silenced,
+    incidentMarks: incidentMarks ?? [],
     transitions,
     requests: reads.requests() + reread,
     catchingUp: nextSegment !== null,
@@ -399,6 +419,7 @@ function nextState(
     tracked: ProjectState["tracked"];
     misdated: Pick<ProjectState, "misdated">;
     totals: ProjectState["totals"];
+    regionId: string | undefined;
   },
 ): ProjectState {
   return {
@@ -412,6 +433,7 @@ function nextState(
     tracked: next.tracked,
     ...next.misdated,
     totals: next.totals,
+    ...(next.regionId === undefined ? {} : { regionId: next.regionId }),
     outbox: previous?.outbox ?? [],
     deadLetters: previous?.deadLetters ?? [],
   };
@@ -531,6 +553,7 @@ function raiseAlerts(
   alertable: readonly Transition[],
   nowMs: number,
   options: PollOptions,
+  regionId: string | undefined,
 ): RoutedAlerts & { alerted: Map<string, AlertedTo[]> } {
   const alerted = new Map<string, AlertedTo[]>(
     (previous?.tracked ?? []).map((t) => [t.id, t.alerted ?? []]),
@@ -538,10 +561,15 @@ function raiseAlerts(
   const deadLetters = new Set(
     (previous?.deadLetters ?? []).map((d) => JSON.stringify([d.alert.id, d.sink])),
   );
-  const { entries: alerts, silenced } = options.alertsFor?.(alertable, {
+  const {
+    entries: alerts,
+    silenced,
+    incidentMarks,
+  } = options.alertsFor?.(alertable, {
     nowMs,
     alerted: (id) => alerted.get(id) ?? [],
     deadLettered: (alertId, sink) => deadLetters.has(JSON.stringify([alertId, sink])),
+    regionId,
   }) ?? { entries: [], silenced: [] };
   // Where each alert went, and where silences kept it from: its recovery follows it.
   const silencedFrom = new Map<string, { sink: string; silence: string }[]>();
@@ -561,7 +589,12 @@ function raiseAlerts(
     alerted.set(alert.operationId, [...before, to].slice(-ALERTED_KEPT));
   }
 
-  return { entries: alerts, silenced, alerted };
+  return {
+    entries: alerts,
+    silenced,
+    alerted,
+    ...(incidentMarks === undefined ? {} : { incidentMarks }),
+  };
 }
 
 /** The misdated records to remember, the newest-dated first, at most `MAX_MISDATED_RECORDS`. */

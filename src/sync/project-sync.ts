@@ -7,11 +7,12 @@
  * outbox. Their commits are serialised here, and each builds on the latest committed state, so
  * a poll never undoes an acknowledgement that happened while it was walking.
  */
-import { addToOutbox } from "../store/index.js";
+import { addToOutbox, withIncidentMarks } from "../store/index.js";
 import {
   StateFileError,
   type DeadLetter,
   type FiringAlert,
+  type IncidentRecord,
   type OutboxEntry,
   type ProjectState,
   type StateStore,
@@ -48,6 +49,8 @@ export interface OutboxChange {
   readonly deadLetters: DeadLetter[];
   /** The firing set, when the change touches it (an Alertmanager sink's). */
   readonly firing?: FiringAlert[];
+  /** The platform incidents' record, when the change touches it (undefined: none left). */
+  readonly incidents?: IncidentRecord | undefined;
 }
 
 export class ProjectSync {
@@ -130,15 +133,21 @@ export class ProjectSync {
         result.alerts,
         this.outboxLimit,
       );
-      const state: ProjectState = withFiring(
-        {
-          ...result.state,
-          sequence: (latest?.sequence ?? 0) + 1,
-          outbox,
-          deadLetters: latest?.deadLetters ?? [],
-        },
-        // Deliveries change the firing set between polls: the latest one is kept.
-        latest?.firing ?? [],
+      const state: ProjectState = withIncidents(
+        withFiring(
+          {
+            ...result.state,
+            sequence: (latest?.sequence ?? 0) + 1,
+            outbox,
+            deadLetters: latest?.deadLetters ?? [],
+          },
+          // Deliveries change the firing set between polls: the latest one is kept.
+          latest?.firing ?? [],
+        ),
+        // So do the incidents' carriers; the poll adds its failures' marks.
+        (result.incidentMarks ?? []).length === 0
+          ? latest?.incidents
+          : withIncidentMarks(latest?.incidents, result.incidentMarks ?? [], nowMs),
       );
       try {
         // The operations it counts go along, for a store that archives them.
@@ -165,10 +174,14 @@ export class ProjectSync {
     return this.serially(async () => {
       const latest = this.state;
       if (latest === undefined) return false;
-      const { firing, ...lists } = change(latest);
-      const next: ProjectState = withFiring(
-        { ...latest, ...lists, sequence: latest.sequence + 1, committedAtMs: nowMs },
-        firing ?? latest.firing ?? [],
+      const changed = change(latest);
+      const { firing, incidents: _incidents, ...lists } = changed;
+      const next: ProjectState = withIncidents(
+        withFiring(
+          { ...latest, ...lists, sequence: latest.sequence + 1, committedAtMs: nowMs },
+          firing ?? latest.firing ?? [],
+        ),
+        "incidents" in changed ? changed.incidents : latest.incidents,
       );
       await this.store.commit(next);
       this.current = { kind: "ready", state: next };
@@ -184,6 +197,12 @@ export class ProjectSync {
     );
     return run;
   }
+}
+
+/** The state with `incidents` as its incidents' record (absent when there is none). */
+function withIncidents(state: ProjectState, incidents: IncidentRecord | undefined): ProjectState {
+  const { incidents: _previous, ...rest } = state;
+  return incidents === undefined ? rest : { ...rest, incidents };
 }
 
 /** The state with `firing` as its firing set (absent when empty, as the document has it). */

@@ -168,6 +168,10 @@ export class ProjectViews implements Iterable<ProjectView>, DaemonObserver, Name
     return this.#views.get(projectId)?.info?.name;
   }
 
+  projectRegion(projectId: string): string | undefined {
+    return this.#views.get(projectId)?.info?.regionId;
+  }
+
   branchName(projectId: string, branchId: string): string | undefined {
     return this.#views.get(projectId)?.branches?.find((b) => b.id === branchId)?.name;
   }

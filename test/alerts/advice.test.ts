@@ -109,6 +109,7 @@ describe("the compute_advice alert", () => {
         operation_stuck: "warning",
         operation_retrying: "info",
         compute_advice: "info",
+        platform_incident: "critical",
       },
     });
     expect(pagerduty).toMatchObject({
@@ -133,6 +134,7 @@ describe("the compute_advice alert", () => {
           operation_stuck: "warning",
           operation_retrying: "info",
           compute_advice: "info",
+          platform_incident: "critical",
         },
         staticLabels: {},
         runbookUrls: {},

@@ -49,12 +49,14 @@ describe("a pagerduty sink", () => {
         operation_stuck: "warning",
         operation_retrying: "info",
         compute_advice: "info",
+        platform_incident: "critical",
       },
       drop: [],
       match: [],
       groupWindow: 5,
       maxAge: 86_400,
       timeout: 10,
+      holdIncidentAlerts: true,
     });
   });
 
@@ -126,7 +128,7 @@ describe("a pagerduty sink", () => {
     ).toEqual([
       'sinks[0].url: must be an http(s) URL, for example "https://events.pagerduty.com/v2/enqueue"',
       "sinks[0].severity.operation_failed: must be one of critical, error, warning, info",
-      "sinks[0].severity.operation_recovered: unknown setting (sinks[0].severity takes operation_failed, operation_stuck, operation_retrying, compute_advice)",
+      "sinks[0].severity.operation_recovered: unknown setting (sinks[0].severity takes operation_failed, operation_stuck, operation_retrying, compute_advice, platform_incident)",
     ]);
   });
 

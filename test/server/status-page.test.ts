@@ -4,7 +4,7 @@
  * route's HTTP answer.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../src/server/index.js";
+import type { RunningServer } from "../../src/server/index.js";
 import { defaultSink } from "../../src/config/index.js";
 import {
   StatusTracker,
@@ -14,13 +14,15 @@ import {
   formatDuration,
   renderStatusPage,
   statusPageSecrets,
-  statusView,
-  type StatusViewOptions,
 } from "../../src/status/index.js";
-import { ProjectViews, broadcast, type ProjectInfo } from "../../src/sync/index.js";
+import { ProjectViews, broadcast } from "../../src/sync/index.js";
 import {
+  NOW,
+  projectInfo,
+  serveStatusPage,
   StatusFixture,
   T0,
+  viewOf,
   deadLetter,
   ended,
   outboxEntry,
@@ -29,33 +31,6 @@ import {
   state,
   trackedOp,
 } from "./support.js";
-
-const NOW = T0 + 3_600_000;
-
-function viewOf(status: StatusFixture, over: Partial<StatusViewOptions> = {}) {
-  return statusView({
-    source: status,
-    tracker: status.tracker,
-    version: "9.9.9",
-    apiUrl: "https://api.example.test/api/v2",
-    sinks: [{ name: "webhook", kind: "webhook" }],
-    notReadyReason: () => undefined,
-    now: () => NOW,
-    ...over,
-  });
-}
-
-/** What the daemon reads of a project beside its id (`projectDescribed`). */
-function info(over: Partial<ProjectInfo> & { name: string }): ProjectInfo {
-  return {
-    account: "default",
-    orgId: undefined,
-    orgName: undefined,
-    regionId: "aws-us-east-2",
-    pgVersion: 17,
-    ...over,
-  };
-}
 
 /** The rows of the projects table, in order, by project id. */
 function projectRows(html: string): string[] {
@@ -477,11 +452,11 @@ describe("names beside ids, and the filter by account and organisation", () => {
     const { reports } = source;
     reports.projectDescribed(
       "p-personal",
-      info({ name: `<script>alert("x")</script> & 'ops'`, account: "people" }),
+      projectInfo({ name: `<script>alert("x")</script> & 'ops'`, account: "people" }),
     );
     reports.projectDescribed(
       "p-acme",
-      info({
+      projectInfo({
         name: "Acme Billing",
         account: "people",
         orgId: "org-acme-1234",
@@ -490,7 +465,7 @@ describe("names beside ids, and the filter by account and organisation", () => {
     );
     reports.projectDescribed(
       "p-globex",
-      info({ name: "Globex Lab", account: "globex", orgId: "org-globex-5678" }),
+      projectInfo({ name: "Globex Lab", account: "globex", orgId: "org-globex-5678" }),
     );
     return source;
   }
@@ -633,16 +608,7 @@ describe("the route", () => {
       sinks: [],
       notReadyReason: () => undefined,
     });
-    const empty = { body: Buffer.from(""), gzip: Buffer.from(""), contentType: "text/plain" };
-    server = await startServer({
-      listen: "127.0.0.1:0",
-      metrics: {
-        current: () => empty,
-        lend: () => ({ rendering: empty, release: () => undefined }),
-      },
-      notReadyReason: () => undefined,
-      routes: { "/": page.handler },
-    });
+    server = await serveStatusPage(page);
     const response = await fetch(`${server.url}/?refresh=1`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");

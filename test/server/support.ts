@@ -4,7 +4,15 @@
  * reports.
  */
 import type { Alert } from "../../src/store/index.js";
-import { StatusTracker, type StatusSource } from "../../src/status/index.js";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import {
+  StatusTracker,
+  statusView,
+  type StatusPage,
+  type StatusSource,
+  type StatusView,
+  type StatusViewOptions,
+} from "../../src/status/index.js";
 import {
   STATE_FORMAT,
   STATE_VERSION,
@@ -19,6 +27,7 @@ import {
   emptyTotals,
   type DaemonObserver,
   type PollResult,
+  type ProjectInfo,
 } from "../../src/sync/index.js";
 import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
 
@@ -185,5 +194,48 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
     catchingUp: s.segment !== null,
     caughtUp: s.segment === null,
     firstStart: false,
+  };
+}
+
+/** The time the status pages are rendered at: an hour after `T0`. */
+export const NOW = T0 + 3_600_000;
+
+/** The status page's view of `status` at `NOW`, with one webhook sink. */
+export function viewOf(status: StatusFixture, over: Partial<StatusViewOptions> = {}): StatusView {
+  return statusView({
+    source: status,
+    tracker: status.tracker,
+    version: "9.9.9",
+    apiUrl: "https://api.example.test/api/v2",
+    sinks: [{ name: "webhook", kind: "webhook" }],
+    notReadyReason: () => undefined,
+    now: () => NOW,
+    ...over,
+  });
+}
+
+/** A server on loopback whose `/` is the status page `page` (and whose /metrics is empty). */
+export function serveStatusPage(page: StatusPage): Promise<RunningServer> {
+  const empty = { body: Buffer.from(""), gzip: Buffer.from(""), contentType: "text/plain" };
+  return startServer({
+    listen: "127.0.0.1:0",
+    metrics: {
+      current: () => empty,
+      lend: () => ({ rendering: empty, release: () => undefined }),
+    },
+    notReadyReason: () => undefined,
+    routes: { "/": page.handler },
+  });
+}
+
+/** What the daemon reads of a project beside its id (`projectDescribed`). */
+export function projectInfo(over: Partial<ProjectInfo> & { name: string }): ProjectInfo {
+  return {
+    account: "default",
+    orgId: undefined,
+    orgName: undefined,
+    regionId: "aws-us-east-2",
+    pgVersion: 17,
+    ...over,
   };
 }

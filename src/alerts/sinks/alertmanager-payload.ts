@@ -9,8 +9,23 @@
  * delivery, are annotations for that reason.
  * A firing alert is sent with `endsAt` four re-send intervals ahead, as Prometheus does: if
  * the exporter stops re-sending it, Alertmanager resolves it by itself then.
+ *
+ * A platform incident is one alert from its opening to its resolution: its labels are what
+ * groups it (the action, the region, the normalised error), never the project that carries it,
+ * its id or its state, so each update is the same alert with fresher annotations (the projects,
+ * their count, the failures). Its resolution is that alert again with `endsAt` set to when it
+ * was resolved. It starts when its first failure was detected.
  */
 import { resolvedIds, type Alert, type AlertKind, type FiringAlert } from "../../store/index.js";
+import {
+  countOf,
+  incidentHeadline,
+  incidentOf,
+  incidentProjectNames,
+  incidentStateOf,
+  regionText,
+} from "./incident.js";
+import { truncatePlain } from "./mrkdwn.js";
 
 /** The alert kinds that fire in Alertmanager; a recovery ends one of them. */
 export type FiringKind = Exclude<AlertKind, "operation_recovered">;
@@ -20,7 +35,11 @@ export const ALERT_NAMES: Readonly<Record<FiringKind, string>> = {
   operation_stuck: "PgcpOperationStuck",
   operation_retrying: "PgcpOperationRetrying",
   compute_advice: "PgcpLargerComputeAdvised",
+  platform_incident: "PgcpPlatformIncident",
 };
+
+/** Longest `error_class` label: cut the same way every time, so the alert keeps its labels. */
+export const MAX_ERROR_CLASS_LABEL = 1024;
 
 export interface AlertmanagerPayloadOptions {
   /** The `severity` label, by kind. */
@@ -62,6 +81,7 @@ export function postableAlert(
   nowMs: number,
   endedAtMs?: number,
 ): PostableAlert {
+  if (alert.kind === "platform_incident") return incidentAlert(alert, options, nowMs, endedAtMs);
   const labels: Record<string, string> = { ...options.staticLabels };
   labels.alertname = ALERT_NAMES[alert.kind];
   labels.project_id = alert.projectId;
@@ -102,10 +122,73 @@ export function postableAlert(
 }
 
 /**
+ * A platform incident's alert: labelled by what groups it, annotated with where it stands;
+ * firing until `endedAtMs`, or ended when it was resolved.
+ */
+function incidentAlert(
+  alert: Alert,
+  options: AlertmanagerPayloadOptions,
+  nowMs: number,
+  endedAtMs?: number,
+): PostableAlert {
+  const startsAtMs = Date.parse(alert.createdAt);
+  const resolvedAtMs =
+    incidentStateOf(alert) === "resolved" ? Date.parse(alert.detectedAt) : undefined;
+  const endsAtMs = endedAtMs ?? resolvedAtMs ?? nowMs + firingHorizonMs(options.resendIntervalMs);
+  return {
+    labels: incidentLabels(alert, options),
+    annotations: incidentAnnotations(alert, options),
+    startsAt: new Date(startsAtMs).toISOString(),
+    endsAt: new Date(Math.max(endsAtMs, startsAtMs)).toISOString(),
+    ...(options.generatorUrl === undefined ? {} : { generatorURL: options.generatorUrl }),
+  };
+}
+
+/** What groups an incident, the same in each of its alerts: no project, id nor state. */
+function incidentLabels(alert: Alert, options: AlertmanagerPayloadOptions): Record<string, string> {
+  const incident = incidentOf(alert);
+  const labels: Record<string, string> = { ...options.staticLabels };
+  labels.alertname = ALERT_NAMES.platform_incident;
+  if (alert.action !== "") labels.action = alert.action;
+  if (incident.regionId !== "") labels.region = incident.regionId;
+  if (incident.errorClass !== "") {
+    labels.error_class = truncatePlain(incident.errorClass, MAX_ERROR_CLASS_LABEL);
+  }
+  labels.severity = options.severity.platform_incident;
+  return labels;
+}
+
+/** Where an incident stands: what changes from one of its alerts to the next. */
+function incidentAnnotations(
+  alert: Alert,
+  options: AlertmanagerPayloadOptions,
+): Record<string, string> {
+  const incident = incidentOf(alert);
+  const resolved = incidentStateOf(alert) === "resolved";
+  const annotations: Record<string, string> = {
+    summary: incidentHeadline(alert),
+    description:
+      `Failures of ${alert.action} in ${regionText(incident)} with one error across ` +
+      `${countOf(incident.projectCount, "project")}: ${countOf(alert.failuresCount, "failure")} ` +
+      `from ${alert.createdAt} to ${alert.updatedAt}` +
+      (resolved ? `, resolved at ${alert.detectedAt}.` : "."),
+    incident_id: incident.id,
+    projects: incidentProjectNames(incident).join(", "),
+    project_count: String(incident.projectCount),
+    failures: String(alert.failuresCount),
+  };
+  if (alert.link !== undefined) annotations.link = alert.link;
+  const runbook = options.runbookUrls.platform_incident;
+  if (runbook !== undefined) annotations.runbook_url = runbook;
+  return annotations;
+}
+
+/**
  * What one delivery of `alerts` from the outbox posts: each firing alert as firing; each
  * recovery as the alerts it resolves (`resolves` and `alsoResolves`), ended at the recovery
  * (found among `alerts` or in the project's firing set; one the sink no longer knows posts
- * nothing, and Alertmanager resolves it by itself).
+ * nothing, and Alertmanager resolves it by itself); of a platform incident's alerts, the newest
+ * in the batch (it says where the incident stands: the same alert, firing or resolved).
  */
 export function deliveryPayload(
   alerts: readonly Alert[],
@@ -114,7 +197,13 @@ export function deliveryPayload(
   nowMs: number,
 ): PostableAlert[] {
   const out: PostableAlert[] = [];
-  for (const alert of alerts) {
+  for (const [i, alert] of alerts.entries()) {
+    if (alert.kind === "platform_incident") {
+      if (!alerts.slice(i + 1).some((later) => sameIncident(later, alert))) {
+        out.push(incidentAlert(alert, options, nowMs));
+      }
+      continue;
+    }
     if (isFiringKind(alert.kind)) {
       const resolvedLater = alerts.find((a) => resolvedIds(a).includes(alert.id));
       const endedAtMs =
@@ -147,6 +236,14 @@ export function refreshPayload(
     out.push(postableAlert({ ...f.alert, kind: f.alert.kind }, options, nowMs, f.endedAtMs));
   }
   return out;
+}
+
+function sameIncident(a: Alert, b: Alert): boolean {
+  return (
+    a.kind === "platform_incident" &&
+    b.kind === "platform_incident" &&
+    incidentOf(a).id === incidentOf(b).id
+  );
 }
 
 function summaryOf(alert: Alert): string {

@@ -1,6 +1,7 @@
 /**
  * Alert sinks: where the notifier delivers batches of alerts (Slack, the generic webhook,
- * PagerDuty). Each sink makes one attempt per `send` (PagerDuty: one request per alert, in
+ * PagerDuty, Alertmanager), and how each renders a platform incident (`incident.ts` holds what
+ * they share). Each sink makes one attempt per `send` (PagerDuty: one request per alert, in
  * order) and reports it as a `SendResult` (see `classify.ts` for the table); the notifier
  * batches, paces, retries and dead-letters. Secrets (webhook URLs, signing keys, custom header
  * values, routing keys) stay inside the sinks, which never log.
@@ -24,6 +25,7 @@ export {
 export {
   ALERT_NAMES,
   deliveryPayload,
+  MAX_ERROR_CLASS_LABEL,
   refreshPayload,
   type AlertmanagerPayloadOptions,
   type PostableAlert,
@@ -34,9 +36,11 @@ export {
   type PagerDutySinkOptions,
 } from "./pagerduty-sink.js";
 export {
+  incidentDedupKey,
   pagerDutyEvent,
   pagerDutySummary,
   PAGERDUTY_LIMITS,
+  type IncidentDetails,
   type PagerDutyEvent,
   type PagerDutyResolve,
   type PagerDutySeverities,
@@ -61,6 +65,7 @@ export {
   KIND_STYLE,
   renderSlackMessage,
   SLACK_LIMITS,
+  slackAlerts,
   type SlackBlock,
   type SlackMessage,
   type SlackRenderOptions,
@@ -72,6 +77,7 @@ export {
   RESERVED_HEADERS,
   signature,
   toWebhookAlert,
+  toWebhookIncident,
   WEBHOOK_HEADERS,
   WEBHOOK_SCHEMA_VERSION,
   webhookAlertSchema,
@@ -79,6 +85,7 @@ export {
   webhookPayloadSchema,
   webhookRequest,
   type WebhookAlert,
+  type WebhookIncident,
   type WebhookPayload,
   type WebhookRequest,
 } from "./webhook-payload.js";

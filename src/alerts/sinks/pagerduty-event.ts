@@ -2,14 +2,24 @@
  * PagerDuty's Events API v2 wire format (docs/pagerduty.md): one event per alert. A failure, a
  * stuck operation or a retry triggers an alert keyed by the alert's stable id (`dedup_key`), so
  * that sending it again lands on the same open incident; a recovery resolves the key of the
- * alert it `resolves`, and those of the other alerts it names (`alsoResolves`). Pure: the sink adds the routing key's request and the socket.
+ * alert it `resolves`, and those of the other alerts it names (`alsoResolves`). A platform
+ * incident is keyed by the incident's id instead: its opening and each update trigger the same
+ * key (an update lands on the open incident and pages no one again), and its resolution
+ * resolves it. Pure: the sink adds the routing key's request and the socket.
  */
+import { createHash } from "node:crypto";
 import type { PagerDutySeverity, PagerDutySinkConfig } from "../../config/index.js";
 import { resolvedIds, type Alert } from "../../store/index.js";
 import { PACKAGE } from "../../version.js";
+import { incidentHeadline, incidentOf, incidentStateOf } from "./incident.js";
 import { nameBesideId, truncatePlain } from "./mrkdwn.js";
 import { KIND_STYLE } from "./slack-message.js";
-import { toWebhookAlert, type WebhookAlert } from "./webhook-payload.js";
+import {
+  toWebhookAlert,
+  toWebhookIncident,
+  type WebhookAlert,
+  type WebhookIncident,
+} from "./webhook-payload.js";
 
 /** The severity of each alert kind that triggers (a recovery resolves, it has none). */
 export type PagerDutySeverities = Readonly<PagerDutySinkConfig["severity"]>;
@@ -20,6 +30,8 @@ export const PAGERDUTY_LIMITS = {
   maxSummary: 1024,
   /** The operation's error text in `custom_details` (an event may not pass 512 KB). */
   maxErrorText: 8192,
+  /** `dedup_key`, in characters. */
+  maxDedupKey: 255,
 } as const;
 
 export interface PagerDutyLink {
@@ -39,7 +51,7 @@ export interface PagerDutyTrigger {
     readonly component?: string;
     readonly group?: string;
     readonly class: string;
-    readonly custom_details: WebhookAlert;
+    readonly custom_details: WebhookAlert | IncidentDetails;
   };
   readonly links?: readonly PagerDutyLink[];
   readonly client: string;
@@ -53,6 +65,22 @@ export interface PagerDutyResolve {
 }
 
 export type PagerDutyEvent = PagerDutyTrigger | PagerDutyResolve;
+
+/**
+ * A platform incident's `custom_details`: the incident as the webhook sends it (its id, state,
+ * region, normalised error, listed projects and their count), with the action, the failures,
+ * the times and the alert's id; not the project that carries it, which means nothing to people.
+ */
+export type IncidentDetails = WebhookIncident & {
+  readonly kind: "platform_incident";
+  readonly action: string;
+  readonly failures_count: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly detected_at: string;
+  readonly alert_id: string;
+  readonly link: string | null;
+};
 
 export interface PagerDutyEventOptions {
   readonly routingKey: string;
@@ -90,14 +118,11 @@ export function pagerDutyEvent(
     if (alert.resolves === undefined) return undefined;
     return { routing_key, event_action: "resolve", dedup_key: alert.resolves };
   }
+  if (alert.kind === "platform_incident") return incidentEvent(alert, options);
   const severity = options.severities[alert.kind];
   const details = toWebhookAlert(alert);
-  const links: PagerDutyLink[] = [];
-  if (alert.link !== undefined && isHttpUrl(alert.link)) {
-    links.push({ href: alert.link, text: "Operation in the console" });
-  }
+  const links = linksOf(alert, "Operation in the console", options.statusPageUrl);
   const statusPage = options.statusPageUrl;
-  if (statusPage !== undefined) links.push({ href: statusPage, text: "pgcp-exporter status page" });
   const component = alert.endpointId ?? alert.branchId;
   return {
     routing_key,
@@ -126,11 +151,76 @@ export function pagerDutyEvent(
 }
 
 /**
+ * A platform incident's event: a trigger while it is opened or updated, a resolve once resolved,
+ * all keyed by the incident's id.
+ */
+function incidentEvent(alert: Alert, options: PagerDutyEventOptions): PagerDutyEvent {
+  const routing_key = options.routingKey;
+  const incident = incidentOf(alert);
+  const dedup_key = incidentDedupKey(incident.id);
+  if (incidentStateOf(alert) === "resolved") {
+    return { routing_key, event_action: "resolve", dedup_key };
+  }
+  const links = linksOf(alert, "In the console", options.statusPageUrl);
+  const statusPage = options.statusPageUrl;
+  return {
+    routing_key,
+    event_action: "trigger",
+    dedup_key,
+    payload: {
+      summary: pagerDutySummary(alert),
+      source: incident.regionId === "" ? PACKAGE.name : incident.regionId,
+      severity: options.severities.platform_incident,
+      timestamp: alert.detectedAt,
+      class: alert.action,
+      custom_details: incidentDetails(alert),
+    },
+    ...(links.length === 0 ? {} : { links }),
+    client: PACKAGE.name,
+    ...(statusPage === undefined ? {} : { client_url: statusPage }),
+  };
+}
+
+/**
+ * The `dedup_key` of every event of one platform incident: `pgcp-incident-<id>`, or, for an id
+ * too long for PagerDuty, `pgcp-incident-sha256-<hex of the id>`.
+ */
+export function incidentDedupKey(incidentId: string): string {
+  const key = `pgcp-incident-${incidentId}`;
+  if (key.length <= PAGERDUTY_LIMITS.maxDedupKey) return key;
+  return `pgcp-incident-sha256-${createHash("sha256").update(incidentId).digest("hex")}`;
+}
+
+function incidentDetails(alert: Alert): IncidentDetails {
+  const incident = toWebhookIncident(incidentOf(alert));
+  return {
+    kind: "platform_incident",
+    ...incident,
+    error_class: truncatePlain(incident.error_class, PAGERDUTY_LIMITS.maxErrorText),
+    action: alert.action,
+    failures_count: alert.failuresCount,
+    created_at: alert.createdAt,
+    updated_at: alert.updatedAt,
+    detected_at: alert.detectedAt,
+    alert_id: alert.id,
+    link: alert.link ?? null,
+  };
+}
+
+/**
  * One line for people: what happened, where, and the error, cut with an ellipsis to PagerDuty's
  * 1,024 characters. `Operation failed: apply_config (failed) in project Acme (p-1) on endpoint
- * ep-1: compute node unreachable` (a name beside its id once known).
+ * ep-1: compute node unreachable` (a name beside its id once known). A platform incident:
+ * `Platform incident: start_compute failing in aws-us-east-2 across 12 projects: safekeeper
+ * quorum not reached`.
  */
 export function pagerDutySummary(alert: Alert): string {
+  if (alert.kind === "platform_incident") {
+    return truncatePlain(
+      `${KIND_STYLE.platform_incident.title}: ${incidentHeadline(alert)}`,
+      PAGERDUTY_LIMITS.maxSummary,
+    );
+  }
   const where =
     alert.endpointId !== undefined
       ? ` on endpoint ${nameBesideId(alert.endpointName, alert.endpointId)}`
@@ -143,6 +233,14 @@ export function pagerDutySummary(alert: Alert): string {
   const error = (alert.advice?.summary ?? alert.error)?.replace(/\s+/g, " ").trim();
   const text = error === undefined || error === "" ? head : `${head}: ${error}`;
   return truncatePlain(text, PAGERDUTY_LIMITS.maxSummary);
+}
+
+/** The alert's console link (an http(s) one) as `text`, then the status page, when known. */
+function linksOf(alert: Alert, text: string, statusPage: string | undefined): PagerDutyLink[] {
+  const links: PagerDutyLink[] = [];
+  if (alert.link !== undefined && isHttpUrl(alert.link)) links.push({ href: alert.link, text });
+  if (statusPage !== undefined) links.push({ href: statusPage, text: "pgcp-exporter status page" });
+  return links;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -6,8 +6,23 @@
  * Layout: a header (worst kind's emoji, count, project), a context line counting the kinds, one
  * section per alert (at most `maxItems`, default 20), then "and N more" when some are left out.
  * That is at most `maxItems + 3` blocks, well under Slack's 50.
+ *
+ * A platform incident alone in its batch (as the notifier sends them) has a message of its own:
+ * a header saying what fails where, one section (the action, region, projects, failures and the
+ * normalised error; for its resolution, how long it lasted), and a context line with the
+ * incident's id. Slack is told of an incident when it opens and when it is resolved: an incoming
+ * webhook cannot edit a message, so its updates are left out of what is posted (`slackAlerts`).
  */
 import type { Alert, AlertKind } from "../../store/index.js";
+import {
+  countOf,
+  incidentHeadline,
+  incidentOf,
+  incidentProjectNames,
+  incidentResolvedLine,
+  incidentStateOf,
+  regionText,
+} from "./incident.js";
 import {
   codeBlock,
   escapeAndTruncate,
@@ -34,6 +49,10 @@ export const SLACK_LIMITS = {
   maxErrorText: 1000,
   /** The top-level fallback text (Slack truncates past 40 000; notifications show far less). */
   maxFallbackText: 3000,
+  /** Projects of a platform incident named; the rest are counted ("and N more"). */
+  maxIncidentProjects: 20,
+  /** Room for the named projects of a platform incident in its section. */
+  maxIncidentProjectsText: 1500,
 } as const;
 
 export interface SlackTextObject {
@@ -91,11 +110,44 @@ export const KIND_STYLE: Readonly<Record<AlertKind, KindStyle>> = {
     word: "advised",
     rank: 4,
   },
+  platform_incident: {
+    emoji: ":rotating_light:",
+    title: "Platform incident",
+    word: "platform-wide",
+    rank: -1,
+  },
 };
 
-const KINDS_BY_RANK = (Object.keys(KIND_STYLE) as AlertKind[]).sort(
-  (a, b) => KIND_STYLE[a].rank - KIND_STYLE[b].rank,
+/** A platform incident's resolution, which the kind's own style would show as firing. */
+const INCIDENT_RESOLVED_STYLE: KindStyle = {
+  emoji: ":white_check_mark:",
+  title: "Platform incident resolved",
+  word: "platform-wide resolved",
+  rank: 3,
+};
+
+const STYLES_BY_RANK = [...Object.values(KIND_STYLE), INCIDENT_RESOLVED_STYLE].sort(
+  (a, b) => a.rank - b.rank,
 );
+
+/** How `alert` is shown: its kind's style, but for a resolved incident. */
+function styleOf(alert: Alert): KindStyle {
+  return isResolvedIncident(alert) ? INCIDENT_RESOLVED_STYLE : KIND_STYLE[alert.kind];
+}
+
+function isResolvedIncident(alert: Alert): boolean {
+  return alert.kind === "platform_incident" && incidentStateOf(alert) === "resolved";
+}
+
+/**
+ * The alerts of a batch that Slack is told of: all but the updates of platform incidents (a
+ * posted message cannot be edited; the incident's opening and its resolution are posted).
+ */
+export function slackAlerts(alerts: readonly Alert[]): Alert[] {
+  return alerts.filter(
+    (a) => !(a.kind === "platform_incident" && incidentStateOf(a) === "updated"),
+  );
+}
 
 export interface SlackRenderOptions {
   /** Alerts shown as items (1 to 40); default 20. */
@@ -108,6 +160,8 @@ export function renderSlackMessage(
   options: SlackRenderOptions = {},
 ): SlackMessage {
   if (alerts.length === 0) throw new RangeError("renderSlackMessage: no alerts");
+  const [only] = alerts;
+  if (alerts.length === 1 && only?.kind === "platform_incident") return incidentMessage(only);
   const maxItems = Math.min(40, Math.max(1, Math.floor(options.maxItems ?? SLACK_LIMITS.maxItems)));
   const projects = projectsOf(alerts);
   const shown = alerts.slice(0, maxItems);
@@ -154,26 +208,32 @@ interface ItemContext {
 
 /** ":red_circle: 3 alerts in project p-1" (emoji of the worst kind present). */
 function headline(alerts: readonly Alert[], projects: readonly string[]): string {
-  const worst = alerts.reduce(
-    (w, a) => (KIND_STYLE[a.kind].rank < KIND_STYLE[w].rank ? a.kind : w),
-    alerts[0]?.kind ?? "operation_failed",
+  const worst = alerts.reduce<KindStyle>(
+    (w, a) => (styleOf(a).rank < w.rank ? styleOf(a) : w),
+    KIND_STYLE.compute_advice,
   );
-  return `${KIND_STYLE[worst].emoji} ${countOf(alerts.length, "alert")} in ${scope(projects)}`;
+  return `${worst.emoji} ${countOf(alerts.length, "alert")}${scope(projects)}`;
 }
 
-/** The batch's projects, each as its name beside its id (the id alone while unnamed). */
+/**
+ * The batch's projects, each as its name beside its id (the id alone while unnamed); a platform
+ * incident's carrying project is none of them.
+ */
 function projectsOf(alerts: readonly Alert[]): string[] {
   const names = new Map<string, string | undefined>();
   for (const a of alerts) {
+    if (a.kind === "platform_incident") continue;
     if (names.get(a.projectId) === undefined) names.set(a.projectId, a.projectName);
   }
   return [...names].map(([id, name]) => nameBesideId(name, id));
 }
 
+/** " in project p-1", " in 2 projects: p-1, p-2", or nothing (platform incidents only). */
 function scope(projects: readonly string[]): string {
+  if (projects.length === 0) return "";
   return projects.length === 1
-    ? `project ${projects[0] ?? ""}`
-    : `${projects.length} projects: ${projects.join(", ")}`;
+    ? ` in project ${projects[0] ?? ""}`
+    : ` in ${projects.length} projects: ${projects.join(", ")}`;
 }
 
 /** A name beside its id as inline code, for mrkdwn: "Tenant Acme `proj-1`". */
@@ -185,14 +245,17 @@ function mrkdwnNamed(name: string | undefined, id: string): string {
 
 /** "2 failed · 1 stuck · 1 recovered" (plain; escaped by the caller where needed). */
 function kindCounts(alerts: readonly Alert[]): string {
-  return KINDS_BY_RANK.map((kind) => [kind, alerts.filter((a) => a.kind === kind).length] as const)
+  return STYLES_BY_RANK.map(
+    (style) => [style, alerts.filter((a) => styleOf(a) === style).length] as const,
+  )
     .filter(([, count]) => count > 0)
-    .map(([kind, count]) => `${count} ${KIND_STYLE[kind].word}`)
+    .map(([style, count]) => `${count} ${style.word}`)
     .join(" · ");
 }
 
 function itemText(alert: Alert, context: ItemContext): string {
   if (alert.kind === "compute_advice") return adviceText(alert, context);
+  if (alert.kind === "platform_incident") return incidentText(alert);
   const style = KIND_STYLE[alert.kind];
   const lines = [
     `${style.emoji} *${style.title}* · ${inlineCode(alert.action, 100)} · status ${inlineCode(alert.status, 60)} · ${countOf(alert.failuresCount, "failure")}`,
@@ -229,6 +292,107 @@ function adviceText(alert: Alert, context: ItemContext): string {
   return lines.join("\n");
 }
 
+/**
+ * A platform incident's own message: what fails where as the header, the incident as one
+ * section, its id in a context line.
+ */
+function incidentMessage(alert: Alert): SlackMessage {
+  const incident = incidentOf(alert);
+  const style = styleOf(alert);
+  const where = `${alert.action} ${isResolvedIncident(alert) ? "in" : "failing in"} ${regionText(incident)}`;
+  return {
+    text: incidentFallback(alert),
+    blocks: [
+      {
+        type: "header",
+        text: {
+          type: "plain_text",
+          text: truncatePlain(
+            `${style.emoji} ${style.title}: ${where}`,
+            SLACK_LIMITS.maxHeaderText,
+          ),
+          emoji: true,
+        },
+      },
+      { type: "section", text: { type: "mrkdwn", text: incidentText(alert) } },
+      {
+        type: "context",
+        elements: [{ type: "mrkdwn", text: `incident ${inlineCode(incident.id, 200)}` }],
+      },
+    ],
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/**
+ * A platform incident's fallback: its line, then, while it fires, its first 20 projects and the
+ * count of the others; escaped, within the limit.
+ */
+function incidentFallback(alert: Alert): string {
+  const incident = incidentOf(alert);
+  const resolved = isResolvedIncident(alert);
+  const summary = resolved ? incidentResolvedLine(alert) : incidentHeadline(alert);
+  const text = escapeAndTruncate(`pgcp-exporter: ${styleOf(alert).title}: ${summary}`, 1000);
+  if (resolved || incident.projects.length === 0) return text;
+  const names = incidentProjectNames(incident).slice(0, SLACK_LIMITS.maxIncidentProjects);
+  const more = Math.max(0, incident.projectCount - names.length);
+  const list = `\nprojects: ${names.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  return text + escapeAndTruncate(list, SLACK_LIMITS.maxFallbackText - text.length);
+}
+
+/**
+ * A platform incident: the action, region, projects and failures; when it fires, its times and
+ * the projects named (20, then "and N more"); when resolved, how long it lasted; and the
+ * normalised error.
+ */
+function incidentText(alert: Alert): string {
+  const incident = incidentOf(alert);
+  const style = styleOf(alert);
+  const lines = [
+    `${style.emoji} *${style.title}* · ${inlineCode(alert.action, 100)} · region ${inlineCode(incident.regionId, 100)} · ${countOf(incident.projectCount, "project")} · ${countOf(alert.failuresCount, "failure")}`,
+  ];
+  if (isResolvedIncident(alert)) {
+    lines.push(
+      `lasted ${formatDuration(alert.durationSeconds)}: first failure ${formatTime(alert.createdAt)} · latest ${formatTime(alert.updatedAt)} · resolved ${formatTime(alert.detectedAt)}`,
+    );
+  } else {
+    lines.push(
+      `first failure ${formatTime(alert.createdAt)} · latest ${formatTime(alert.updatedAt)} · over ${formatDuration(alert.durationSeconds)}`,
+    );
+    const projects = projectsLine(alert);
+    if (projects !== undefined) lines.push(projects);
+    if (alert.link !== undefined) {
+      const link = mrkdwnLink(alert.link, "Open in console", 1000);
+      if (link !== undefined) lines.push(link);
+    }
+  }
+  const text = lines.join("\n");
+  const room = SLACK_LIMITS.maxSectionText - text.length - 1;
+  const block = codeBlock(incident.errorClass, Math.min(room, SLACK_LIMITS.maxErrorText + 6));
+  return block === undefined ? text : `${text}\n${block}`;
+}
+
+/**
+ * "projects: Tenant Acme `p-1`, `p-2` _and 10 more_": the first 20 listed, as many as fit the
+ * room, and the count of the others; undefined when none is listed.
+ */
+function projectsLine(alert: Alert): string | undefined {
+  const incident = incidentOf(alert);
+  const room = SLACK_LIMITS.maxIncidentProjectsText;
+  const named: string[] = [];
+  let length = 0;
+  for (const p of incident.projects.slice(0, SLACK_LIMITS.maxIncidentProjects)) {
+    const item = mrkdwnNamed(p.name, p.id);
+    if (length + item.length + 2 > room) break;
+    named.push(item);
+    length += item.length + 2;
+  }
+  if (named.length === 0) return undefined;
+  const more = Math.max(0, incident.projectCount - named.length);
+  return `projects: ${named.join(", ")}${more > 0 ? ` _and ${more} more_` : ""}`;
+}
+
 function whereLine(alert: Alert, withProject: boolean): string {
   const parts: string[] = [];
   if (withProject) parts.push(`project ${mrkdwnNamed(alert.projectName, alert.projectId)}`);
@@ -260,7 +424,7 @@ function fallbackText(
 ): string {
   const max = SLACK_LIMITS.maxFallbackText;
   let text = escapeAndTruncate(
-    `pgcp-exporter: ${countOf(alerts.length, "alert")} in ${scope(projects)} (${kindCounts(alerts)})`,
+    `pgcp-exporter: ${countOf(alerts.length, "alert")}${scope(projects)} (${kindCounts(alerts)})`,
     500,
   );
   let left = alerts.length;
@@ -275,7 +439,10 @@ function fallbackText(
 }
 
 function plainItem(alert: Alert): string {
-  const style = KIND_STYLE[alert.kind];
+  const style = styleOf(alert);
+  if (alert.kind === "platform_incident") {
+    return `${style.title}: ${isResolvedIncident(alert) ? incidentResolvedLine(alert) : incidentHeadline(alert)}`;
+  }
   if (alert.kind === "compute_advice") {
     const on =
       alert.endpointId === undefined
@@ -294,8 +461,4 @@ function plainItem(alert: Alert): string {
       ? `, resolves ${alert.resolves}`
       : "";
   return `${style.title}: ${alert.action} (${alert.status}) on ${where}${resolves}`;
-}
-
-function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

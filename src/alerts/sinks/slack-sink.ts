@@ -1,6 +1,8 @@
 /**
  * The Slack sink: one Block Kit message per batch to an incoming webhook, whose URL is a
- * credential (it comes from the environment and never leaves this module).
+ * credential (it comes from the environment and never leaves this module). A platform
+ * incident's updates are not posted (a message cannot be edited): a batch of nothing else is
+ * delivered without a request.
  */
 import type { Alert } from "../../store/index.js";
 import type { SendResult, Sink } from "../alert.js";
@@ -9,7 +11,7 @@ import { abortedResult, closedResult, Delivery } from "./delivery.js";
 import { checkCommonOptions, parseTargetUrl, type CommonSinkOptions } from "./options.js";
 import { paceKey, waitForSlot } from "./pacer.js";
 import { createRedactor, urlSecrets } from "./redact.js";
-import { renderSlackMessage, SLACK_LIMITS } from "./slack-message.js";
+import { renderSlackMessage, SLACK_LIMITS, slackAlerts } from "./slack-message.js";
 
 /** Slack allows one message per second per incoming webhook. */
 export const SLACK_MIN_INTERVAL_MS = 1000;
@@ -44,9 +46,11 @@ export function createSlackSink(options: SlackSinkOptions): Sink {
     minIntervalMs: SLACK_MIN_INTERVAL_MS,
     async send(alerts: readonly Alert[], signal: AbortSignal): Promise<SendResult> {
       if (delivery.closed) return closedResult();
-      if (alerts.length === 0) return { ok: true };
+      // The updates of a platform incident are not posted: a message cannot be edited.
+      const told = slackAlerts(alerts);
+      if (told.length === 0) return { ok: true };
       if (!(await waitForSlot(pace, SLACK_MIN_INTERVAL_MS, signal))) return abortedResult();
-      const message = renderSlackMessage(alerts, { maxItems: SLACK_LIMITS.maxItems });
+      const message = renderSlackMessage(told, { maxItems: SLACK_LIMITS.maxItems });
       return delivery.post(headers, JSON.stringify(message), signal);
     },
     close: () => delivery.close(),

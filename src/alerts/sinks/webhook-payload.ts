@@ -4,8 +4,9 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { z } from "zod";
-import { ALERT_KINDS, type Alert } from "../../store/index.js";
+import { ALERT_KINDS, INCIDENT_STATES, type Alert, type Incident } from "../../store/index.js";
 import { PACKAGE } from "../../version.js";
+import { incidentOf } from "./incident.js";
 
 export const WEBHOOK_SCHEMA_VERSION = 1;
 
@@ -47,8 +48,25 @@ export const webhookAlertSchema = z.strictObject({
       summary: z.string(),
     })
     .nullable(),
+  /**
+   * For `platform_incident`: the incident, the same `incident_id` in its opening, each update
+   * and its resolution; each carries the whole current list (at most 100 projects).
+   */
+  incident: z
+    .strictObject({
+      incident_id: z.string(),
+      state: z.enum(INCIDENT_STATES),
+      region_id: z.string(),
+      error_class: z.string(),
+      projects: z.array(
+        z.strictObject({ project_id: z.string(), project_name: z.string().optional() }),
+      ),
+      project_count: z.number().int().nonnegative(),
+    })
+    .nullable(),
 });
 export type WebhookAlert = z.infer<typeof webhookAlertSchema>;
+export type WebhookIncident = NonNullable<WebhookAlert["incident"]>;
 
 export const webhookPayloadSchema = z.strictObject({
   version: z.literal(WEBHOOK_SCHEMA_VERSION),
@@ -110,6 +128,22 @@ export function toWebhookAlert(alert: Alert): WebhookAlert {
     resolves: alert.resolves ?? null,
     also_resolves: [...(alert.alsoResolves ?? [])],
     advice: adviceOf(alert),
+    incident: alert.kind === "platform_incident" ? toWebhookIncident(incidentOf(alert)) : null,
+  };
+}
+
+/** A platform incident as the body's `incident` object. */
+export function toWebhookIncident(incident: Incident): WebhookIncident {
+  return {
+    incident_id: incident.id,
+    state: incident.state,
+    region_id: incident.regionId,
+    error_class: incident.errorClass,
+    projects: incident.projects.map((p) => ({
+      project_id: p.id,
+      ...(p.name === undefined ? {} : { project_name: p.name }),
+    })),
+    project_count: incident.projectCount,
   };
 }
 

@@ -90,6 +90,33 @@ export const ALERT_FAMILIES = [
     },
   },
   {
+    name: "pgcp_incidents_active",
+    type: "gauge",
+    labels: ["action", "region_id", "error_class"],
+    help: "Platform incidents open now: failures of one action in one region with one error class across many projects (incidents.minProjects within incidents.window).",
+    unit: "",
+    group: "alerts",
+    source: "state",
+    *value({ projects }) {
+      const open = new Map<string, { labels: Record<string, string>; ids: Set<string> }>();
+      for (const { state } of committed(projects)) {
+        yield PAUSE;
+        for (const incident of state.incidents?.carried ?? []) {
+          const labels = {
+            action: incident.action,
+            region_id: incident.regionId,
+            error_class: incident.errorClass,
+          };
+          const key = JSON.stringify(labels);
+          const seen = open.get(key) ?? { labels, ids: new Set<string>() };
+          seen.ids.add(incident.id);
+          open.set(key, seen);
+        }
+      }
+      for (const { labels, ids } of open.values()) yield { labels, value: ids.size };
+    },
+  },
+  {
     name: "pgcp_alerts_delivered_total",
     type: "counter",
     labels: ["sink"],
@@ -129,7 +156,7 @@ export const ALERT_FAMILIES = [
     name: "pgcp_alerts_silenced_total",
     type: "counter",
     labels: ["kind", "sink"],
-    help: "Alerts not sent to a sink because a silence covering it was open (counted per alert and sink).",
+    help: "Alerts not sent to a sink because a silence covering it was open, or because they make up a platform incident the sink is sent instead (counted per alert and sink).",
     unit: "",
     group: "alerts",
     source: "events",

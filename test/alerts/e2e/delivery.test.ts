@@ -138,6 +138,7 @@ describe("one failed operation, end to end", () => {
       resolves: null,
       also_resolves: [],
       advice: null,
+      incident: null,
     });
     expect(Date.parse(alert.detected_at)).toBeLessThanOrEqual(Date.parse(payload.sent_at));
     expect(call.headers["idempotency-key"]).toBe(expectedIdempotencyKey([failureId]));

@@ -345,15 +345,19 @@ export interface AlertDaemonFiles {
 /**
  * The configuration of the real daemon (`node dist/cli.js run`, with `spawnDaemon`) watching
  * `projects`: the simulator (its key comes from PGCP_API_KEY), one attempt per request, quick
- * polls, stuck thresholds far beyond any test, the link template, and `sinks`; `poll` is
- * merged over the quick polls. Written in `dir` (the state in `dir/state`), once the test has
- * checked that `dist/cli.js` is built.
+ * polls, stuck thresholds far beyond any test, the link template, `sinks` and `incidents`;
+ * `poll` is merged over the quick polls. Written in `dir` (the state in `dir/state`), once the
+ * test has checked that `dist/cli.js` is built.
  */
 export async function writeAlertDaemonConfig(
   dir: string,
   sim: TestSimulator,
   projects: readonly SimProject[],
-  settings: { readonly sinks: readonly unknown[]; readonly poll?: Record<string, unknown> },
+  settings: {
+    readonly sinks: readonly unknown[];
+    readonly poll?: Record<string, unknown>;
+    readonly incidents?: Record<string, unknown>;
+  },
 ): Promise<AlertDaemonFiles> {
   expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
   const files = { configFile: path.join(dir, "config.yaml"), stateDir: path.join(dir, "state") };
@@ -365,6 +369,7 @@ export async function writeAlertDaemonConfig(
     stuck: NEVER_STUCK,
     alerts: { link: LINK_TEMPLATE },
     sinks: settings.sinks,
+    ...(settings.incidents === undefined ? {} : { incidents: settings.incidents }),
   });
   return files;
 }

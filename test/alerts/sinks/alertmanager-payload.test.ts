@@ -2,7 +2,8 @@
  * What the Alertmanager sink posts, and how the firing set it re-sends lives and ends: an
  * alert keeps the same labels from its first delivery to its resolution (Alertmanager knows an
  * alert by its labels), and every firing alert ends, by a recovery, a newer alert of its
- * operation, or its time limit.
+ * operation, or its time limit. A platform incident is one alert under the same labels from
+ * its opening to its resolution.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -19,7 +20,7 @@ import {
   type Alert,
   type FiringAlert,
 } from "../../../src/store/index.js";
-import { makeAlert, PROJECT } from "./fixtures.js";
+import { makeAlert, makeIncidentAlert, PROJECT } from "./fixtures.js";
 
 const NOW = Date.parse("2025-06-01T12:06:00.000Z");
 const OPTIONS: AlertmanagerPayloadOptions = {
@@ -28,6 +29,7 @@ const OPTIONS: AlertmanagerPayloadOptions = {
     operation_stuck: "warning",
     operation_retrying: "info",
     compute_advice: "info",
+    platform_incident: "critical",
   },
   staticLabels: { team: "platform" },
   runbookUrls: { operation_failed: "https://runbooks.example.test/failed" },
@@ -225,5 +227,106 @@ describe("the firing set", () => {
         },
       ),
     );
+  });
+});
+
+describe("a platform incident", () => {
+  /** The incident's alerts, each raised a minute after the one before. */
+  function incidentAlerts(): [Alert, Alert, Alert] {
+    const at = (minute: number): string => new Date(NOW + minute * 60_000).toISOString();
+    return [
+      makeIncidentAlert("opened", { projectCount: 5 }, { detectedAt: at(0) }),
+      makeIncidentAlert("updated", { projectCount: 9 }, { detectedAt: at(1) }),
+      makeIncidentAlert("resolved", { projectCount: 9 }, { detectedAt: at(2) }),
+    ];
+  }
+
+  it("keeps the same labels from its opening to its resolution, which ends it", () => {
+    const [opened, updated, resolved] = incidentAlerts();
+    const [first] = deliveryPayload([opened], [], OPTIONS, NOW);
+    const [second] = deliveryPayload([updated], [], OPTIONS, NOW + 60_000);
+    const [last] = deliveryPayload([resolved], [], OPTIONS, NOW + 120_000);
+    expect(first?.labels).toEqual({
+      team: "platform",
+      alertname: "PgcpPlatformIncident",
+      action: "start_compute",
+      region: "aws-us-east-2",
+      error_class: "safekeeper quorum not reached",
+      severity: "critical",
+    });
+    expect(second?.labels).toEqual(first?.labels);
+    expect(last?.labels).toEqual(first?.labels);
+    // It starts at its first failure; it fires ahead until resolved, then ends at its resolution.
+    for (const posted of [first, second, last]) expect(posted?.startsAt).toBe(opened.createdAt);
+    expect(Date.parse(first!.endsAt)).toBe(NOW + firingHorizonMs(60_000));
+    expect(last?.endsAt).toBe(resolved.detectedAt);
+    // What changes is in the annotations.
+    expect(first?.annotations).toMatchObject({
+      summary:
+        "start_compute failing in aws-us-east-2 across 5 projects: safekeeper quorum not reached",
+      incident_id: "inc-7f3a2b",
+      projects: "Tenant Acme (proj-000), proj-001, proj-002, proj-003, proj-004",
+      project_count: "5",
+      failures: "10",
+    });
+    expect(second?.annotations).toMatchObject({ project_count: "9", failures: "18" });
+    expect(first?.annotations).not.toHaveProperty("project_name");
+  });
+
+  it("posts the newest of its alerts in one batch", () => {
+    const [opened, updated, resolved] = incidentAlerts();
+    const posted = deliveryPayload([opened, updated], [], OPTIONS, NOW);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.annotations.project_count).toBe("9");
+    const ended = deliveryPayload([opened, updated, resolved], [], OPTIONS, NOW);
+    expect(ended.map((p) => p.endsAt)).toEqual([resolved.detectedAt]);
+  });
+
+  it("takes the runbook configured for it", () => {
+    const [opened] = incidentAlerts();
+    const options = {
+      ...OPTIONS,
+      runbookUrls: { platform_incident: "https://runbooks.example.test/incident" },
+    };
+    expect(deliveryPayload([opened], [], options, NOW)[0]?.annotations.runbook_url).toBe(
+      "https://runbooks.example.test/incident",
+    );
+  });
+
+  it("fires once in the set: an update replaces the opening unended, a resolution removes it", () => {
+    const [opened, updated, resolved] = incidentAlerts();
+    const failed = makeAlert();
+    const afterOpen = acknowledgeFiring([], "am", [failed, opened], NOW);
+    const afterUpdate = acknowledgeFiring(afterOpen, "am", [updated], NOW + 60_000);
+    expect(afterUpdate).toEqual([
+      { sink: "am", alert: failed, sinceMs: NOW },
+      { sink: "am", alert: updated, sinceMs: NOW + 60_000 },
+    ]);
+    // Nothing is ended: a re-send posts the incident firing, under its labels, once.
+    const resent = refreshPayload(afterUpdate, OPTIONS, NOW + 90_000);
+    expect(resent.map((p) => [p.labels.alertname, p.endsAt])).toEqual([
+      ["PgcpOperationFailed", new Date(NOW + 90_000 + firingHorizonMs(60_000)).toISOString()],
+      ["PgcpPlatformIncident", new Date(NOW + 90_000 + firingHorizonMs(60_000)).toISOString()],
+    ]);
+    // The opening acknowledged again (a duplicate delivery) does not take the update's place.
+    expect(acknowledgeFiring(afterUpdate, "am", [opened], NOW + 70_000)).toEqual(afterUpdate);
+    // Another sink's entry stays.
+    const other = acknowledgeFiring(afterUpdate, "other", [opened], NOW);
+    const afterResolve = acknowledgeFiring(other, "am", [resolved], NOW + 120_000);
+    expect(afterResolve).toEqual([
+      { sink: "am", alert: failed, sinceMs: NOW },
+      { sink: "other", alert: opened, sinceMs: NOW },
+    ]);
+    // A resolution the set never saw fired enters nothing.
+    expect(acknowledgeFiring([], "am", [resolved], NOW)).toEqual([]);
+  });
+
+  it("ends once nothing updates or resolves it for the sink's limit", () => {
+    const [opened] = incidentAlerts();
+    const firing = acknowledgeFiring([], "am", [opened], NOW);
+    const expired = expireFiring(firing, "am", 3_600_000, NOW + 3_600_000);
+    const [posted] = refreshPayload(expired, OPTIONS, NOW + 3_600_000);
+    expect(posted?.endsAt).toBe(new Date(NOW + 3_600_000).toISOString());
+    expect(settleEnded(expired, "am", expired)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /** Alerts for the sink tests. */
-import type { Alert, AlertKind } from "../../../src/store/index.js";
+import type { Alert, AlertKind, IncidentState } from "../../../src/store/index.js";
 
 export const PROJECT = "proj-silent-sun-12345";
 
@@ -59,4 +59,50 @@ export function mixedBatch(): Alert[] {
 
 export function alertsOfKind(kind: AlertKind, count: number): Alert[] {
   return Array.from({ length: count }, () => makeAlert({ kind }));
+}
+
+/** The projects of a platform incident: `count` listed, the first named. */
+export function incidentProjects(count: number): { id: string; name?: string }[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `proj-${String(i).padStart(3, "0")}`,
+    ...(i === 0 ? { name: "Tenant Acme" } : {}),
+  }));
+}
+
+/**
+ * An alert of the platform incident `incidentId` in `state`, with a fresh alert id, carried by
+ * `PROJECT`; `projectCount` projects (at most 100 listed); override any field.
+ */
+export function makeIncidentAlert(
+  state: IncidentState,
+  options: { incidentId?: string; projectCount?: number; failures?: number } = {},
+  overrides: Partial<Alert> = {},
+): Alert {
+  const incidentId = options.incidentId ?? "inc-7f3a2b";
+  const projectCount = options.projectCount ?? 12;
+  const errorClass = "safekeeper quorum not reached";
+  const alert = makeAlert({
+    kind: "platform_incident",
+    operationId: incidentId,
+    status: state,
+    action: "start_compute",
+    failuresCount: options.failures ?? projectCount * 2,
+    error: errorClass,
+    createdAt: "2025-06-01T12:00:00.000Z",
+    updatedAt: "2025-06-01T12:14:05.000Z",
+    durationSeconds: 845,
+    detectedAt: "2025-06-01T12:14:06.000Z",
+    incident: {
+      id: incidentId,
+      state,
+      regionId: "aws-us-east-2",
+      errorClass,
+      projects: incidentProjects(Math.min(projectCount, 100)),
+      projectCount,
+    },
+  });
+  delete alert.link;
+  delete alert.branchId;
+  delete alert.endpointId;
+  return { ...alert, ...overrides };
 }

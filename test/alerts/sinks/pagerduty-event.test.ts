@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  incidentDedupKey,
   pagerDutyEvent,
   pagerDutySummary,
   PAGERDUTY_LIMITS,
   type PagerDutyTrigger,
 } from "../../../src/alerts/sinks/index.js";
 import { defaultSink } from "../../../src/config/index.js";
-import { makeAlert, mixedBatch, PROJECT } from "./fixtures.js";
+import { makeAlert, makeIncidentAlert, mixedBatch, PROJECT } from "./fixtures.js";
 
 const ROUTING_KEY = "R0UTINGKEY0123456789abcdefABCDEF";
 const severities = defaultSink("pagerduty").severity;
@@ -98,7 +99,8 @@ describe("PagerDuty events", () => {
     );
     // Cut in custom_details too, to keep the event far below PagerDuty's 512 KB.
     const huge = trigger(pagerDutyEvent(makeAlert({ error: "x".repeat(100_000) }), options));
-    expect(String(huge.payload.custom_details.error).length).toBe(PAGERDUTY_LIMITS.maxErrorText);
+    const details = huge.payload.custom_details;
+    expect("error" in details && String(details.error).length).toBe(PAGERDUTY_LIMITS.maxErrorText);
   });
 
   it("names the project and the endpoint or branch beside their ids once known", () => {
@@ -138,5 +140,72 @@ describe("PagerDuty events", () => {
       `Operation stuck: start_compute (running) in project ${PROJECT}`,
     );
     expect(event.payload.severity).toBe("warning");
+  });
+});
+
+describe("a platform incident's events", () => {
+  const states = ["opened", "updated", "resolved"] as const;
+
+  it("trigger, trigger, resolve under one dedup_key derived from the incident's id", () => {
+    const alerts = states.map((state) => makeIncidentAlert(state));
+    const events = alerts.map((a) => pagerDutyEvent(a, options));
+    expect(events.map((e) => e?.event_action)).toEqual(["trigger", "trigger", "resolve"]);
+    expect(new Set(alerts.map((a) => a.id)).size).toBe(3);
+    expect(events.map((e) => e?.dedup_key)).toEqual(Array(3).fill("pgcp-incident-inc-7f3a2b"));
+    expect(events[2]).toEqual({
+      routing_key: ROUTING_KEY,
+      event_action: "resolve",
+      dedup_key: incidentDedupKey("inc-7f3a2b"),
+    });
+    // Another incident, another key; one too long for PagerDuty is hashed.
+    expect(incidentDedupKey("inc-other")).not.toBe(incidentDedupKey("inc-7f3a2b"));
+    const long = incidentDedupKey("x".repeat(300));
+    expect(long).toMatch(/^pgcp-incident-sha256-[0-9a-f]{64}$/);
+    expect(long).toBe(incidentDedupKey("x".repeat(300)));
+  });
+
+  it("summarises what fails where, and details the incident, not its carrying project", () => {
+    const alert = makeIncidentAlert("updated", { projectCount: 140, failures: 233 });
+    const event = trigger(
+      pagerDutyEvent(alert, { ...options, statusPageUrl: "https://pgcp.example.test/" }),
+    );
+    expect(event.payload).toMatchObject({
+      summary:
+        "Platform incident: start_compute failing in aws-us-east-2 across 140 projects: safekeeper quorum not reached",
+      source: "aws-us-east-2",
+      severity: "critical",
+      timestamp: alert.detectedAt,
+      class: "start_compute",
+    });
+    expect(event.payload).not.toHaveProperty("component");
+    expect(event.links).toEqual([
+      { href: "https://pgcp.example.test/", text: "pgcp-exporter status page" },
+    ]);
+    const details = event.payload.custom_details;
+    expect(details).toMatchObject({
+      kind: "platform_incident",
+      incident_id: "inc-7f3a2b",
+      state: "updated",
+      region_id: "aws-us-east-2",
+      error_class: "safekeeper quorum not reached",
+      project_count: 140,
+      failures_count: 233,
+      alert_id: alert.id,
+    });
+    expect("projects" in details && details.projects).toHaveLength(100);
+    expect("projects" in details && details.projects[0]).toEqual({
+      project_id: "proj-000",
+      project_name: "Tenant Acme",
+    });
+    expect(JSON.stringify(event)).not.toContain(PROJECT);
+    // The configured severity, and PagerDuty's limit on the summary.
+    const custom = { ...severities, platform_incident: "error" as const };
+    expect(
+      trigger(pagerDutyEvent(alert, { ...options, severities: custom })).payload.severity,
+    ).toBe("error");
+    const huge = makeIncidentAlert("opened");
+    const longError = { ...huge, incident: { ...huge.incident!, errorClass: "e ".repeat(900) } };
+    expect(pagerDutySummary(longError).length).toBe(PAGERDUTY_LIMITS.maxSummary);
+    expect(pagerDutySummary(longError).endsWith("…")).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ import {
   startPagerDutyReceiver,
   type PagerDutyReceiver,
 } from "../../support/pagerduty-receiver.js";
-import { makeAlert, mixedBatch } from "./fixtures.js";
+import { makeAlert, makeIncidentAlert, mixedBatch } from "./fixtures.js";
 
 const ROUTING_KEY = "PDR0UTINGKEYSECRET0123456789abcd";
 const severities = defaultSink("pagerduty").severity;
@@ -78,6 +78,29 @@ describe("PagerDuty sink", () => {
     expect(request.headers["content-type"]).toBe("application/json");
     expect(request.headers["user-agent"]).toBe(`pgcp-exporter/${PACKAGE.version}`);
     expect(pd.log.every((l) => l.event?.routing_key === ROUTING_KEY)).toBe(true);
+  });
+
+  it("keeps a platform incident as one PagerDuty incident: opened, updated, then resolved", async () => {
+    const sink = pagerduty();
+    const [opened, updated, resolved] = (["opened", "updated", "resolved"] as const).map((state) =>
+      makeIncidentAlert(state, { incidentId: "inc-b41c" }),
+    );
+    for (const alert of [opened!, updated!, resolved!]) {
+      expect(await sink.send([alert], never)).toEqual({ ok: true });
+    }
+    expect(pd.log.map((l) => [l.status, l.event?.event_action, l.event?.dedup_key])).toEqual([
+      [202, "trigger", "pgcp-incident-inc-b41c"],
+      [202, "trigger", "pgcp-incident-inc-b41c"],
+      [202, "resolve", "pgcp-incident-inc-b41c"],
+    ]);
+    // The update joined the open incident instead of opening (and paging) another.
+    expect(pd.incidents).toHaveLength(1);
+    expect(pd.incidents[0]).toMatchObject({ status: "resolved" });
+    expect(pd.incidents[0]!.events.map((e) => e.event_action)).toEqual([
+      "trigger",
+      "trigger",
+      "resolve",
+    ]);
   });
 
   it("refuses for good on a 400, with PagerDuty's words and never the routing key", async () => {

@@ -4,6 +4,7 @@ import {
   KIND_STYLE,
   renderSlackMessage,
   SLACK_LIMITS,
+  slackAlerts,
   type SlackBlock,
   type SlackMessage,
 } from "../../../src/alerts/sinks/index.js";
@@ -13,7 +14,14 @@ import {
   inlineCode,
   mrkdwnLink,
 } from "../../../src/alerts/sinks/mrkdwn.js";
-import { alertsOfKind, makeAlert, mixedBatch, PROJECT } from "./fixtures.js";
+import {
+  alertsOfKind,
+  incidentProjects,
+  makeAlert,
+  makeIncidentAlert,
+  mixedBatch,
+  PROJECT,
+} from "./fixtures.js";
 
 function texts(message: SlackMessage): string[] {
   return message.blocks.flatMap((block: SlackBlock) =>
@@ -249,6 +257,118 @@ describe("renderSlackMessage", () => {
 
   it("refuses an empty batch", () => {
     expect(() => renderSlackMessage([])).toThrow(RangeError);
+  });
+});
+
+describe("a platform incident in Slack", () => {
+  it("opens with the action, region, error, failures and 20 projects, then `and N more`", () => {
+    const opened = makeIncidentAlert("opened", { projectCount: 57, failures: 91 });
+    const message = renderSlackMessage([opened]);
+    expectWithinLimits(message);
+    const header = message.blocks[0];
+    expect(header?.type === "header" && header.text.text).toBe(
+      ":rotating_light: Platform incident: start_compute failing in aws-us-east-2",
+    );
+    const [item] = sections(message);
+    expect(item).toContain(
+      ":rotating_light: *Platform incident* · `start_compute` · region `aws-us-east-2` · 57 projects · 91 failures",
+    );
+    expect(item).toContain("```safekeeper quorum not reached```");
+    // The first 20 projects, named where known, then the count of the others.
+    const listed = incidentProjects(20).map((p) => p.id);
+    expect(item).toContain(`projects: Tenant Acme \`${listed[0]!}\`, \`${listed[1]!}\``);
+    for (const id of listed) expect(item).toContain(`\`${id}\``);
+    expect(item).not.toContain("proj-020");
+    expect(item).toContain(`\`${listed[19]!}\` _and 37 more_`);
+    // Not about the project that carries it.
+    expect(texts(message).join("\n")).not.toContain(PROJECT);
+    expect(texts(message).at(-1)).toBe("incident `inc-7f3a2b`");
+    expect(message.text.split("\n")).toEqual([
+      "pgcp-exporter: Platform incident: start_compute failing in aws-us-east-2 across 57 projects: safekeeper quorum not reached",
+      expect.stringMatching(
+        /^projects: Tenant Acme \(proj-000\), proj-001, .*, proj-019 and 37 more$/,
+      ),
+    ]);
+  });
+
+  it("counts no one more when every project is named", () => {
+    const [item] = sections(renderSlackMessage([makeIncidentAlert("opened", { projectCount: 3 })]));
+    expect(item).toContain("projects: Tenant Acme `proj-000`, `proj-001`, `proj-002`\n");
+    expect(item).not.toContain("more");
+  });
+
+  it("says in a short message that it is resolved, and how long it lasted", () => {
+    const resolved = makeIncidentAlert("resolved", { projectCount: 57, failures: 91 });
+    const message = renderSlackMessage([resolved]);
+    expectWithinLimits(message);
+    const header = message.blocks[0];
+    expect(header?.type === "header" && header.text.text).toBe(
+      ":white_check_mark: Platform incident resolved: start_compute in aws-us-east-2",
+    );
+    const [item] = sections(message);
+    expect(item).toContain(
+      ":white_check_mark: *Platform incident resolved* · `start_compute` · region `aws-us-east-2` · 57 projects · 91 failures",
+    );
+    expect(item).toContain("lasted 14m 5s");
+    expect(item).toContain("```safekeeper quorum not reached```");
+    expect(item).not.toContain("proj-0");
+    expect(message.text).toBe(
+      "pgcp-exporter: Platform incident resolved: start_compute in aws-us-east-2 across 57 projects, lasted 14m 5s (91 failures): safekeeper quorum not reached",
+    );
+  });
+
+  it("leaves the updates out of what Slack is told", () => {
+    const [opened, updated, resolved] = (["opened", "updated", "resolved"] as const).map((s) =>
+      makeIncidentAlert(s),
+    );
+    expect(slackAlerts([updated!])).toEqual([]);
+    expect(slackAlerts([opened!, updated!, resolved!])).toEqual([opened, resolved]);
+    const failed = makeAlert();
+    expect(slackAlerts([failed, updated!])).toEqual([failed]);
+  });
+
+  it("is an item among others in a batch that mixes it with operations", () => {
+    const failed = makeAlert();
+    const opened = makeIncidentAlert("opened", { projectCount: 30 });
+    const message = renderSlackMessage([failed, opened]);
+    expectWithinLimits(message);
+    const header = message.blocks[0];
+    expect(header?.type === "header" && header.text.text).toBe(
+      `:rotating_light: 2 alerts in project ${PROJECT}`,
+    );
+    expect(texts(message)[1]).toBe("1 platform-wide · 1 failed");
+    expect(sections(message)[1]).toContain("_and 10 more_");
+    expect(message.text).toContain(
+      "• Platform incident: start_compute failing in aws-us-east-2 across 30 projects: safekeeper quorum not reached",
+    );
+    const resolvedOnly = renderSlackMessage([
+      makeIncidentAlert("resolved", { incidentId: "a" }),
+      makeIncidentAlert("resolved", { incidentId: "b" }),
+    ]);
+    const both = resolvedOnly.blocks[0];
+    expect(both?.type === "header" && both.text.text).toBe(":white_check_mark: 2 alerts");
+  });
+
+  it("stays within Slack's limits with long names and a long error", () => {
+    const alert = makeIncidentAlert("opened", { projectCount: 100 });
+    const long = {
+      ...alert,
+      incident: {
+        ...alert.incident!,
+        errorClass: "<e>&".repeat(2000),
+        projects: alert.incident!.projects.map((p, i) => ({
+          id: `${p.id}-${"i".repeat(150)}`,
+          name: `n${String(i)}${"<>".repeat(100)}`,
+        })),
+      },
+    };
+    const message = renderSlackMessage([long]);
+    expectWithinLimits(message);
+    const [item] = sections(message);
+    const more = /_and (\d+) more_/.exec(item!);
+    // Fewer named to fit; the others counted.
+    expect(Number(more?.[1])).toBeGreaterThan(80);
+    expect(item).toContain("…```");
   });
 });
 

@@ -7,7 +7,7 @@ import {
 } from "../../../src/alerts/sinks/index.js";
 import { PACKAGE } from "../../../src/version.js";
 import { startReceiver, type Receiver } from "../../support/receiver.js";
-import { alertsOfKind, makeAlert, mixedBatch } from "./fixtures.js";
+import { alertsOfKind, makeAlert, makeIncidentAlert, mixedBatch } from "./fixtures.js";
 
 const HOOK_PATH = "/services/T000/B000/SECRET-TOKEN-123";
 const never = new AbortController().signal;
@@ -195,6 +195,26 @@ describe("Slack sink", () => {
     const body = receiver.requests[0]!.json as { blocks: unknown[]; text: string };
     expect(body.blocks).toHaveLength(23);
     expect(body.text).toMatch(/and 30 more$/);
+  });
+
+  it("posts a platform incident's opening and resolution, and nothing for its updates", async () => {
+    const sink = slack();
+    const [opened, updated, resolved] = (["opened", "updated", "resolved"] as const).map((state) =>
+      makeIncidentAlert(state, { projectCount: 25 }),
+    );
+    await expect(sink.send([opened!], never)).resolves.toEqual({ ok: true });
+    await expect(sink.send([updated!], never)).resolves.toEqual({ ok: true });
+    await expect(sink.send([resolved!], never)).resolves.toEqual({ ok: true });
+    expect(receiver.requests.map((r) => r.json)).toEqual([
+      JSON.parse(JSON.stringify(renderSlackMessage([opened!]))),
+      JSON.parse(JSON.stringify(renderSlackMessage([resolved!]))),
+    ]);
+    // In a batch with other alerts, an update is left out of the message.
+    const failed = makeAlert();
+    await expect(sink.send([updated!, failed], never)).resolves.toEqual({ ok: true });
+    expect(receiver.requests[2]!.json).toEqual(
+      JSON.parse(JSON.stringify(renderSlackMessage([failed]))),
+    );
   });
 
   it("refuses after close, and close is idempotent", async () => {

@@ -11,7 +11,7 @@ import {
   webhookRequest,
 } from "../../../src/alerts/sinks/index.js";
 import { PACKAGE } from "../../../src/version.js";
-import { makeAlert, mixedBatch, PROJECT } from "./fixtures.js";
+import { makeAlert, makeIncidentAlert, mixedBatch, PROJECT } from "./fixtures.js";
 import { DOCS_PATH, loadDocsExample, verifyAsDocumented } from "./signature-example.js";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 5, 32, 104);
@@ -45,6 +45,7 @@ describe("webhook payload", () => {
       resolves: null,
       also_resolves: [],
       advice: null,
+      incident: null,
     });
     expect(payload.alerts[1]).toMatchObject({ error: null, kind: "operation_stuck" });
     expect(payload.alerts[2]).toMatchObject({ kind: "operation_recovered", resolves: failed!.id });
@@ -96,6 +97,10 @@ describe("webhook payload", () => {
       ...Object.keys(webhookAlertSchema.shape),
     ];
     for (const field of fields) expect(page).toContain(`| \`${field}\``);
+    const incident = webhookAlertSchema.shape.incident.unwrap();
+    for (const field of Object.keys(incident.shape)) {
+      expect(page).toContain(`| \`incident.${field}\``);
+    }
     for (const header of [
       "Idempotency-Key",
       "X-Pgcp-Timestamp",
@@ -104,6 +109,43 @@ describe("webhook payload", () => {
     ]) {
       expect(page).toContain(`| \`${header}\``);
     }
+  });
+
+  it("carries a platform incident with the same incident_id through its updates and resolution", () => {
+    const alerts = (["opened", "updated", "resolved"] as const).map((state, i) =>
+      makeIncidentAlert(state, { projectCount: 120 + i }),
+    );
+    const bodies = alerts.map((alert) => webhookPayload([alert], NOW));
+    for (const body of bodies) expect(webhookPayloadSchema.parse(body)).toEqual(body);
+    const sent = bodies.map((b) => b.alerts[0]!);
+    expect(sent.map((a) => a.incident?.incident_id)).toEqual(Array(3).fill("inc-7f3a2b"));
+    expect(sent.map((a) => a.incident?.state)).toEqual(["opened", "updated", "resolved"]);
+    expect(new Set(sent.map((a) => a.id)).size).toBe(3);
+    expect(sent[1]).toMatchObject({
+      kind: "platform_incident",
+      operation_id: "inc-7f3a2b",
+      status: "updated",
+      action: "start_compute",
+      error: "safekeeper quorum not reached",
+      branch_id: null,
+      endpoint_id: null,
+      advice: null,
+    });
+    const incident = sent[1]!.incident!;
+    expect(incident).toEqual({
+      incident_id: "inc-7f3a2b",
+      state: "updated",
+      region_id: "aws-us-east-2",
+      error_class: "safekeeper quorum not reached",
+      projects: incident.projects,
+      project_count: 121,
+    });
+    // The first 100 to join, in order, each named once known; the count is the total.
+    expect(incident.projects).toHaveLength(100);
+    expect(incident.projects.slice(0, 2)).toEqual([
+      { project_id: "proj-000", project_name: "Tenant Acme" },
+      { project_id: "proj-001" },
+    ]);
   });
 
   it("keys a batch by its set of alert ids, whatever their order", () => {

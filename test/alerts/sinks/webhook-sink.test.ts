@@ -9,7 +9,7 @@ import {
 } from "../../../src/alerts/sinks/index.js";
 import { PACKAGE } from "../../../src/version.js";
 import { startReceiver, type Receiver, type ResponseSpec } from "../../support/receiver.js";
-import { makeAlert, mixedBatch, PROJECT } from "./fixtures.js";
+import { makeAlert, makeIncidentAlert, mixedBatch, PROJECT } from "./fixtures.js";
 import { loadDocsExample, verifyAsDocumented } from "./signature-example.js";
 
 const SECRET = "whsec-SIGNING-SECRET-456";
@@ -72,6 +72,22 @@ describe("webhook sink", () => {
     expect(fromDocs(SECRET, headers, request!.rawBody)).toBe(true);
     expect(verifyAsDocumented(SECRET, headers, request!.rawBody)).toBe(true);
     expect(verifyAsDocumented("wrong", headers, request!.rawBody)).toBe(false);
+  });
+
+  it("posts each alert of a platform incident with the incident and its stable id", async () => {
+    const sink = webhook();
+    const alerts = (["opened", "updated", "resolved"] as const).map((state) =>
+      makeIncidentAlert(state),
+    );
+    for (const alert of alerts)
+      await expect(sink.send([alert], never)).resolves.toEqual({ ok: true });
+    const sent = receiver.requests.map((r) => webhookPayloadSchema.parse(r.json).alerts[0]!);
+    expect(sent.map((a) => [a.kind, a.incident?.state, a.incident?.incident_id])).toEqual([
+      ["platform_incident", "opened", "inc-7f3a2b"],
+      ["platform_incident", "updated", "inc-7f3a2b"],
+      ["platform_incident", "resolved", "inc-7f3a2b"],
+    ]);
+    expect(new Set(receiver.requests.map((r) => r.headers["idempotency-key"])).size).toBe(3);
   });
 
   it("uses the injected clock for sent_at and the signed timestamp", async () => {

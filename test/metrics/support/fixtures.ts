@@ -62,6 +62,7 @@ export function projectState(
     outbox?: ProjectState["outbox"];
     deadLetters?: ProjectState["deadLetters"];
     firing?: ProjectState["firing"];
+    incidents?: ProjectState["incidents"];
   } = {},
 ): ProjectState {
   const watermark = { second: parts.watermarkSecond ?? T0_S - 30, ids: [] };
@@ -85,6 +86,7 @@ export function projectState(
     outbox: parts.outbox ?? [],
     deadLetters: parts.deadLetters ?? [],
     ...(parts.firing === undefined ? {} : { firing: parts.firing }),
+    ...(parts.incidents === undefined ? {} : { incidents: parts.incidents }),
   });
 }
 

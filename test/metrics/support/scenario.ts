@@ -71,6 +71,23 @@ export function feedEverything(metrics: ExporterMetrics): void {
           endedAtMs: T0_MS - 10_000,
         },
       ],
+      incidents: {
+        marks: [],
+        carried: [
+          {
+            id: "inc-0001",
+            action: "start_compute",
+            regionId: "aws-us-east-2",
+            errorClass: "safekeeper quorum not reached for endpoint <id>",
+            firstAtMs: T0_MS - 120_000,
+            lastAtMs: T0_MS - 60_000,
+            failures: 7,
+            projects: ["p-alpha", "p-beta"],
+            projectCount: 2,
+          },
+        ],
+        resolved: [],
+      },
     }),
   );
   metrics.committed(
