@@ -385,4 +385,94 @@ describe("an alertmanager sink", () => {
       await removeDir(dir);
     }
   }, 60_000);
+
+  it("fires one platform incident across projects, updates it in place and resolves it", async (ctx) => {
+    skipWithoutBinary(ctx);
+    const region = "aws-eu-west-2";
+    const regional: SimProject[] = [];
+    for (let i = 0; i < 6; i++) {
+      const created = await sim.sim.createProject({
+        plan: "paid",
+        availability_checks: false,
+        region_id: region,
+      });
+      regional.push({
+        projectId: created.project.id,
+        branchId: created.branches[0]!.id,
+        endpointId: created.endpoints[0]!.id,
+      });
+    }
+    const exporter = await startAlertExporter(
+      [
+        exporterSettings(
+          sim,
+          stateDir,
+          regional.map((p) => p.projectId),
+        ),
+        sinkSettings(),
+        { incidents: { window: "4s", minProjects: 5 } },
+      ],
+      { TEST_ALERTMANAGER_URLS: peers.map((p) => p.url).join(",") },
+    );
+    try {
+      // Each project's region is known once it has been read after its first poll.
+      await waitFor("every project's region", () =>
+        regional.every((p) => exporter.state(p.projectId)?.regionId === region) ? true : undefined,
+      );
+      const fail = (p: SimProject, n: number) =>
+        scriptOperation(
+          sim,
+          p,
+          "start_compute",
+          failsAfter(1, "failed", `pageserver ps-${n} unreachable for ${p.endpointId}`),
+          { onEndpoint: true },
+        );
+      for (const [i, p] of regional.slice(0, 5).entries()) await fail(p, i);
+      await sim.sim.advance(2);
+      const incidents = async (peer: RunningAlertmanager) =>
+        (await peer.alerts()).filter((a) => a.labels.alertname === "PgcpPlatformIncident");
+      for (const peer of peers) {
+        const [fired] = await waitFor("the incident in Alertmanager", async () => {
+          const found = await incidents(peer);
+          return found.length > 0 ? found : undefined;
+        });
+        expect(fired?.labels).toEqual({
+          alertname: "PgcpPlatformIncident",
+          action: "start_compute",
+          region,
+          error_class: "pageserver <id> unreachable for <id>",
+          severity: "critical",
+          team: "platform",
+        });
+      }
+      // A sixth project joins: the same alert, with the count in its annotations.
+      await fail(regional[5]!, 5);
+      await sim.sim.advance(2);
+      for (const peer of peers) {
+        await waitFor("the incident's update", async () => {
+          const found = await incidents(peer);
+          return found.length === 1 && found[0]?.annotations.project_count === "6"
+            ? true
+            : undefined;
+        });
+      }
+      // Nothing joins for the window: it resolves.
+      await waitFor(
+        "the incident's resolution",
+        () =>
+          peers.every((_, i) =>
+            notifications(i === 0 ? "one" : "two").some((n) =>
+              n.alerts.some(
+                (a) => a.labels.alertname === "PgcpPlatformIncident" && a.status === "resolved",
+              ),
+            ),
+          )
+            ? true
+            : undefined,
+        20_000,
+      );
+    } finally {
+      await exporter.stop();
+    }
+  }, 60_000);
 });
