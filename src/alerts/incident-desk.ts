@@ -25,15 +25,18 @@ import {
 } from "../store/index.js";
 import type { RoutedAlerts } from "../sync/index.js";
 import {
+  boardLookup,
   carriedAfter,
   incidentAlert,
   incidentBoard,
   incidentKeyOf,
   incidentWork,
   markFailure,
+  withRecent,
   type IncidentBoard,
   type IncidentSettings,
   type OpenIncident,
+  type Placed,
   type ProjectIncidents,
 } from "./incidents.js";
 import type { OutboxOwner } from "./notifier.js";
@@ -65,6 +68,9 @@ export class IncidentDesk {
   #timer: NodeJS.Timeout | undefined;
   #passing: Promise<void> | undefined;
   #open: readonly OpenIncident[] = [];
+  /** The board as of the last pass, and the failures decided since. */
+  #cached: IncidentBoard | undefined;
+  #recent: Placed[] = [];
 
   /** The wall clock at the desk's start, and the monotonic clock then. */
   readonly #anchor: { readonly wall: number; readonly monotonic: number };
@@ -91,9 +97,10 @@ export class IncidentDesk {
   consider(alert: Alert, regionId: string | undefined): IncidentMark | undefined {
     const key = incidentKeyOf(alert, regionId);
     if (key === undefined) return undefined;
-    const board = this.#board();
+    // The board of the last pass, with what was decided since: not derived again per failure.
+    const board = this.#cached ?? this.#board();
     const mark = markFailure(
-      board,
+      withRecent(boardLookup(board), this.#recent),
       { projectId: alert.projectId, alertId: alert.id, key },
       this.#now(),
       this.#settings,
@@ -103,6 +110,7 @@ export class IncidentDesk {
       mark,
       sinceMs: this.options.clock.monotonic(),
     });
+    this.#recent.push({ ...mark, projectId: alert.projectId });
     return mark;
   }
 
@@ -161,11 +169,12 @@ export class IncidentDesk {
       const wallMs = this.options.clock.wall();
       const entries: readonly OutboxEntry[] = this.options.route()?.([alert], wallMs).entries ?? [];
       try {
-        await owner.updateOutbox(wallMs, (state) => ({
+        const committed = await owner.updateOutbox(wallMs, (state) => ({
           outbox: addToOutbox(state.outbox, entries).outbox,
           deadLetters: state.deadLetters,
           incidents: carriedAfter(state.incidents, w, nowMs),
         }));
+        if (!committed) continue;
         raised ||= entries.length > 0;
         this.options.logger.info(
           {
@@ -213,6 +222,9 @@ export class IncidentDesk {
       records.push({ projectId, record });
     }
     const board = incidentBoard(records, this.#settings);
+    // Every decision not yet committed is among the records it was derived from.
+    this.#cached = board;
+    this.#recent = [];
     const nowMs = this.#now();
     this.#open = board.open.filter((i) => nowMs - i.lastAtMs < this.#settings.windowMs);
     return board;

@@ -102,7 +102,7 @@ export interface OpenIncident {
 /** The incidents open now and the failures that stand alone, derived from every record. */
 export interface IncidentBoard {
   readonly open: readonly OpenIncident[];
-  /** By group: the open incident a new failure joins. */
+  /** By group: the open incident a new failure joins (the one joined last). */
   readonly openByKey: ReadonlyMap<string, OpenIncident>;
   /** By group: failures that joined no incident (project, time, alert). */
   readonly alone: ReadonlyMap<string, readonly (IncidentMark & { projectId: string })[]>;
@@ -110,7 +110,8 @@ export interface IncidentBoard {
   readonly byAlert: ReadonlyMap<string, IncidentMark>;
 }
 
-type Placed = IncidentMark & { readonly projectId: string };
+/** A failure's mark, with the project it was raised in. */
+export type Placed = IncidentMark & { readonly projectId: string };
 
 /** Derives the board from the projects' records. */
 export function incidentBoard(
@@ -145,10 +146,13 @@ export function incidentBoard(
     if (incident !== undefined) open.push(incident);
   }
   open.sort((a, b) => a.firstAtMs - b.firstAtMs);
+  // The one a failure joins: the latest joined (an earlier one of its group may be awaiting
+  // its resolution).
   const openByKey = new Map<string, OpenIncident>();
   for (const incident of open) {
     const key = keyString(incident.key);
-    if (!openByKey.has(key)) openByKey.set(key, incident);
+    const seen = openByKey.get(key);
+    if (seen === undefined || seen.lastAtMs <= incident.lastAtMs) openByKey.set(key, incident);
   }
   return { open, openByKey, alone, byAlert };
 }
@@ -196,6 +200,58 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   else list.push(value);
 }
 
+/** What deciding a failure reads: the board, or the board and the failures decided since. */
+export interface FailureLookup {
+  /** The mark of a failure decided before. */
+  decided(alertId: string): IncidentMark | undefined;
+  /** The open incident of a group that a failure would join: the one joined last. */
+  openOf(key: IncidentKey): { readonly id: string; readonly lastAtMs: number } | undefined;
+  /** The failures of a group that joined no incident. */
+  aloneOf(key: IncidentKey): readonly Placed[];
+}
+
+/** The board as a failure's decision reads it. */
+export function boardLookup(board: IncidentBoard): FailureLookup {
+  return {
+    decided: (alertId) => board.byAlert.get(alertId),
+    openOf: (key) => board.openByKey.get(keyString(key)),
+    aloneOf: (key) => board.alone.get(keyString(key)) ?? [],
+  };
+}
+
+/**
+ * `lookup` with the failures decided since it was derived (`recent`, each with its project):
+ * those of an incident extend it (or are the incident they formed), the others stand alone.
+ */
+export function withRecent(lookup: FailureLookup, recent: readonly Placed[]): FailureLookup {
+  if (recent.length === 0) return lookup;
+  const ofKey = (key: IncidentKey) => {
+    const k = keyString(key);
+    return recent.filter((m) => keyString(m) === k);
+  };
+  return {
+    decided: (alertId) => recent.find((m) => m.alertId === alertId) ?? lookup.decided(alertId),
+    openOf: (key) => {
+      const lastAt = new Map<string, number>();
+      const base = lookup.openOf(key);
+      if (base !== undefined) lastAt.set(base.id, base.lastAtMs);
+      for (const m of ofKey(key)) {
+        if (m.incidentId === undefined) continue;
+        lastAt.set(m.incidentId, Math.max(lastAt.get(m.incidentId) ?? -Infinity, m.atMs));
+      }
+      let latest: { id: string; lastAtMs: number } | undefined;
+      for (const [id, lastAtMs] of lastAt) {
+        if (latest === undefined || lastAtMs >= latest.lastAtMs) latest = { id, lastAtMs };
+      }
+      return latest;
+    },
+    aloneOf: (key) => [
+      ...lookup.aloneOf(key),
+      ...ofKey(key).filter((m) => m.incidentId === undefined),
+    ],
+  };
+}
+
 /**
  * The mark of a failure raised now: the incident it joins (one open for its group that has not
  * gone a window without a failure), or forms (with the failures of its group within the window
@@ -203,22 +259,21 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
  * commit failed raises it again) is decided the same way.
  */
 export function markFailure(
-  board: IncidentBoard,
+  lookup: FailureLookup,
   failure: { readonly projectId: string; readonly alertId: string; readonly key: IncidentKey },
   nowMs: number,
   settings: IncidentSettings,
 ): IncidentMark {
-  const before = board.byAlert.get(failure.alertId);
+  const before = lookup.decided(failure.alertId);
   if (before !== undefined) return before;
   const mark: IncidentMark = { ...failure.key, alertId: failure.alertId, atMs: nowMs };
-  const key = keyString(failure.key);
-  const open = board.openByKey.get(key);
+  const open = lookup.openOf(failure.key);
   if (open !== undefined && nowMs - open.lastAtMs < settings.windowMs) {
     return { ...mark, incidentId: open.id };
   }
-  const recent = (board.alone.get(key) ?? []).filter(
-    (m) => m.atMs <= nowMs && nowMs - m.atMs < settings.windowMs,
-  );
+  const recent = lookup
+    .aloneOf(failure.key)
+    .filter((m) => m.atMs <= nowMs && nowMs - m.atMs < settings.windowMs);
   const projects = new Set([...recent.map((m) => m.projectId), failure.projectId]);
   if (projects.size < settings.minProjects) return mark;
   return { ...mark, incidentId: incidentId(failure.key, failure.alertId) };

@@ -411,8 +411,11 @@ const incidentsSchema = z
   .object({
     /** `false`: every failure is alerted on its own. */
     enabled: z.boolean().default(true),
-    /** Failures this close together group; an incident nothing joins for this long resolves. */
-    window: positiveDuration.default(600),
+    /**
+     * Failures this close together group; an incident nothing joins for this long resolves. At
+     * most an hour.
+     */
+    window: positiveDuration.refine((s) => s <= 3600, "must be at most 1h").default(600),
     /** Projects whose failures make an incident. */
     minProjects: z.number().int().min(2).max(10_000).default(5),
   })

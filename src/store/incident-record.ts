@@ -14,8 +14,10 @@
  */
 import { z } from "zod";
 
-/** How long marks and resolved incidents are kept: far longer than any incident's window. */
+/** How long marks of an incident and resolved incidents are kept: far longer than any window. */
 export const INCIDENT_RECORD_RETENTION_MS = 24 * 3600_000;
+/** How long a failure that joined no incident is kept: the longest window (`incidents.window`). */
+export const ALONE_MARK_RETENTION_MS = 3600_000;
 /** Most marks one project keeps (the newest). */
 export const MAX_INCIDENT_MARKS = 50;
 /** Most incidents one project carries or remembers as resolved. */
@@ -88,8 +90,11 @@ export function prunedIncidentRecord(
   nowMs: number,
 ): IncidentRecord | undefined {
   const since = nowMs - INCIDENT_RECORD_RETENTION_MS;
+  const aloneSince = nowMs - ALONE_MARK_RETENTION_MS;
   const next: IncidentRecord = {
-    marks: record.marks.filter((m) => m.atMs >= since).slice(-MAX_INCIDENT_MARKS),
+    marks: record.marks
+      .filter((m) => m.atMs >= (m.incidentId === undefined ? aloneSince : since))
+      .slice(-MAX_INCIDENT_MARKS),
     // A carried incident stays until it is resolved, however long that takes.
     carried: record.carried.slice(-MAX_CARRIED_INCIDENTS),
     resolved: record.resolved.filter((r) => r.atMs >= since).slice(-MAX_CARRIED_INCIDENTS),

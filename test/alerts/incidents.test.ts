@@ -2,14 +2,18 @@
  * The platform incident rules: which failures are one incident, when it opens, grows and
  * resolves, and that the same records always give the same incidents (what a restart relies on).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  boardLookup,
   carriedAfter,
   errorClass,
   incidentBoard,
   incidentWork,
   markFailure,
+  withRecent,
   type IncidentSettings,
+  type Placed,
   type ProjectIncidents,
 } from "../../src/alerts/incidents.js";
 import type { IncidentKey, IncidentMark, IncidentRecord } from "../../src/store/index.js";
@@ -29,7 +33,7 @@ function failAll(
   for (const [i, f] of failures.entries()) {
     const board = incidentBoard(asList(records), settings);
     const mark = markFailure(
-      board,
+      boardLookup(board),
       { projectId: f.projectId, alertId: `alert-${f.projectId}-${i}`, key: f.key ?? key },
       f.atMs,
       settings,
@@ -118,7 +122,7 @@ describe("platform incidents", () => {
     const fifth = marks(records)[4];
     if (fifth === undefined) throw new Error("no fifth mark");
     const again = markFailure(
-      board,
+      boardLookup(board),
       { projectId: "proj-p4", alertId: fifth.alertId, key },
       5_000,
       settings,
@@ -148,6 +152,65 @@ describe("platform incidents", () => {
     // Resolved for good: the same records give nothing more to tell.
     expect(step(60_000 + 2 * settings.windowMs)).toEqual([]);
     expect(incidentBoard(asList(records), settings).open).toEqual([]);
+  });
+
+  it("join the latest incident of a group while an earlier one awaits its resolution", () => {
+    const later = settings.windowMs + 1_000;
+    const records = failAll([
+      ...projects(5).map((projectId) => ({ projectId, atMs: 0 })),
+      // A window on, the first is due to resolve: these form a second, which the last joins.
+      ...projects(6, 5).map((projectId, i) => ({ projectId, atMs: later + i })),
+    ]);
+    const ids = marks(records).map((m) => m.incidentId);
+    const [first, second] = [ids[4], ids[9]];
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    expect(ids[10]).toBe(second);
+  });
+
+  it("decide each failure the same way from an older board and the failures decided since", () => {
+    const small: IncidentSettings = { windowMs: 10_000, minProjects: 3 };
+    const keys: IncidentKey[] = [key, { ...key, regionId: "aws-eu-central-1" }];
+    const failure = fc.record({
+      project: fc.integer({ min: 0, max: 7 }),
+      key: fc.integer({ min: 0, max: 1 }),
+      gapMs: fc.integer({ min: 0, max: 4_000 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(failure, { maxLength: 40 }),
+        fc.integer({ min: 2, max: 6 }),
+        (fs, every) => {
+          /** The marks when the board is derived again every `rebuild` failures. */
+          const decide = (rebuild: number) => {
+            const records = new Map<string, IncidentRecord>();
+            let board = incidentBoard([], small);
+            let recent: Placed[] = [];
+            let atMs = 0;
+            return fs.map((f, i) => {
+              if (i % rebuild === 0) {
+                board = incidentBoard(asList(records), small);
+                recent = [];
+              }
+              atMs += f.gapMs;
+              const projectId = `proj-p${String(f.project)}`;
+              const mark = markFailure(
+                withRecent(boardLookup(board), recent),
+                { projectId, alertId: `alert-${String(i)}`, key: keys[f.key]! },
+                atMs,
+                small,
+              );
+              recent.push({ ...mark, projectId });
+              const before = records.get(projectId) ?? { marks: [], carried: [], resolved: [] };
+              records.set(projectId, { ...before, marks: [...before.marks, mark] });
+              return mark;
+            });
+          };
+          expect(decide(every)).toEqual(decide(1));
+        },
+      ),
+    );
   });
 
   it("move to a watched project when the carrier is no longer watched", () => {

@@ -192,6 +192,9 @@ export async function measureSkewedFleet(
               // 10,000 projects) are not measured: compressed k times, they would queue ahead of
               // the measured alerts at the notifier's uncompressed pace.
               drop: [{ actions: ["check_availability"] }],
+              // Each failure's own alert is what is measured, also once failures of one kind
+              // across the fleet make a platform incident.
+              holdIncidentAlerts: false,
             },
           ],
         },
