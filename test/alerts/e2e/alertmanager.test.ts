@@ -390,18 +390,7 @@ describe("an alertmanager sink", () => {
     skipWithoutBinary(ctx);
     const region = "aws-eu-west-2";
     const regional: SimProject[] = [];
-    for (let i = 0; i < 6; i++) {
-      const created = await sim.sim.createProject({
-        plan: "paid",
-        availability_checks: false,
-        region_id: region,
-      });
-      regional.push({
-        projectId: created.project.id,
-        branchId: created.branches[0]!.id,
-        endpointId: created.endpoints[0]!.id,
-      });
-    }
+    for (let i = 0; i < 6; i++) regional.push(await createProject(sim, region));
     const exporter = await startAlertExporter(
       [
         exporterSettings(

@@ -24,6 +24,7 @@ import type { TestSimulator } from "../../support/simulator.js";
 import { readStateFiles } from "../../support/state-files.js";
 import { alertSuite } from "./alert-suite.js";
 import {
+  createProject,
   expectedFailureAlerts,
   scriptFailure,
   SECRETS,
@@ -41,10 +42,6 @@ const ROUTING_KEY = "PDINCIDENTROUTINGKEY0123456789ab";
 /** The incident's window: long enough for a restart, short enough to wait for its resolution. */
 const WINDOW_SECONDS = 15;
 
-interface RegionalProject extends SimProject {
-  readonly region: string;
-}
-
 describe("a platform incident across 30 projects, through a SIGKILL", () => {
   let sim: TestSimulator;
   let slack: ScriptedReceiver;
@@ -52,7 +49,7 @@ describe("a platform incident across 30 projects, through a SIGKILL", () => {
   let others: SimProject[];
   let dir: string;
   let pd: PagerDutyReceiver;
-  const failing: RegionalProject[] = [];
+  const failing: SimProject[] = [];
   const daemons = new DaemonGroup();
 
   alertSuite(
@@ -61,19 +58,7 @@ describe("a platform incident across 30 projects, through a SIGKILL", () => {
   );
   beforeAll(async () => {
     pd = await startPagerDutyReceiver();
-    for (let i = 0; i < 30; i++) {
-      const created = await sim.sim.createProject({
-        plan: "paid",
-        availability_checks: false,
-        region_id: REGION,
-      });
-      failing.push({
-        projectId: created.project.id,
-        branchId: created.branches[0]!.id,
-        endpointId: created.endpoints[0]!.id,
-        region: REGION,
-      });
-    }
+    for (let i = 0; i < 30; i++) failing.push(await createProject(sim, REGION));
     // Every compute starts, then suspends when idle: a connection starts it again.
     await sim.sim.advance(310);
   });
@@ -107,7 +92,7 @@ describe("a platform incident across 30 projects, through a SIGKILL", () => {
         return cli;
       };
       /** Starts the computes of `projects`; each start fails two seconds on. */
-      const startComputes = async (projects: readonly RegionalProject[]) => {
+      const startComputes = async (projects: readonly SimProject[]) => {
         for (const p of projects) await sim.sim.connect(p.endpointId);
         await sim.sim.advance(3);
       };

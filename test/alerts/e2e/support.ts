@@ -103,16 +103,21 @@ export interface SimProject {
   readonly endpointId: string;
 }
 
-/** A paid project with one branch and its read-write endpoint, no availability checks. */
-export async function createProject(sim: TestSimulator): Promise<SimProject> {
-  const created = await sim.sim.createProject({ plan: "paid", availability_checks: false });
-  const projectId = created.project.id;
-  const branchId = created.branches[0]!.id;
-  const { body } = await sim.api<{ endpoints: { id: string }[] }>(
-    "GET",
-    `/projects/${projectId}/endpoints`,
-  );
-  return { projectId, branchId, endpointId: body.endpoints[0]!.id };
+/**
+ * A paid project with one branch and its read-write endpoint, no availability checks, in
+ * `region` (default: the simulator's default region).
+ */
+export async function createProject(sim: TestSimulator, region?: string): Promise<SimProject> {
+  const created = await sim.sim.createProject({
+    plan: "paid",
+    availability_checks: false,
+    ...(region === undefined ? {} : { region_id: region }),
+  });
+  return {
+    projectId: created.project.id,
+    branchId: created.branches[0]!.id,
+    endpointId: created.endpoints[0]!.id,
+  };
 }
 
 /** running, then `status` after `seconds` (with an error text). */
