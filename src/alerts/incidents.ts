@@ -105,7 +105,7 @@ export interface IncidentBoard {
   /** By group: the open incident a new failure joins (the one joined last). */
   readonly openByKey: ReadonlyMap<string, OpenIncident>;
   /** By group: failures that joined no incident (project, time, alert). */
-  readonly alone: ReadonlyMap<string, readonly (IncidentMark & { projectId: string })[]>;
+  readonly alone: ReadonlyMap<string, readonly Placed[]>;
   /** Marks by alert id: a failure decided once is decided the same way again. */
   readonly byAlert: ReadonlyMap<string, IncidentMark>;
 }
@@ -180,12 +180,19 @@ function derive(
     ...new Set([...(carried?.incident.projects ?? []), ...members.map((m) => m.projectId)]),
   ];
   const failures = Math.max(carried?.incident.failures ?? 0, members.length);
-  const times = members.map((m) => m.atMs);
+  // A loop, not a spread: an incident across a fleet may have more marks than a call has room
+  // for arguments.
+  let firstAtMs = carried?.incident.firstAtMs ?? Infinity;
+  let lastAtMs = carried?.incident.lastAtMs ?? -Infinity;
+  for (const m of members) {
+    firstAtMs = Math.min(firstAtMs, m.atMs);
+    lastAtMs = Math.max(lastAtMs, m.atMs);
+  }
   return {
     id,
     key: { action: key.action, regionId: key.regionId, errorClass: key.errorClass },
-    firstAtMs: Math.min(carried?.incident.firstAtMs ?? Infinity, ...times),
-    lastAtMs: Math.max(carried?.incident.lastAtMs ?? -Infinity, ...times),
+    firstAtMs,
+    lastAtMs,
     failures,
     projects: projects.slice(0, MAX_INCIDENT_MEMBERS),
     projectCount: Math.max(carried?.incident.projectCount ?? 0, projects.length),

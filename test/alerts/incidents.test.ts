@@ -213,6 +213,27 @@ describe("platform incidents", () => {
     );
   });
 
+  it("derive an incident with more marks than a call takes arguments", () => {
+    const id = "inc-fleet";
+    const many: ProjectIncidents[] = Array.from({ length: 10_000 }, (_, p) => ({
+      projectId: `proj-p${String(p)}`,
+      record: {
+        marks: Array.from({ length: 20 }, (_, i) => ({
+          ...key,
+          alertId: `alert-${String(p)}-${String(i)}`,
+          atMs: p + i,
+          incidentId: id,
+        })),
+        carried: [],
+        resolved: [],
+      },
+    }));
+    const [incident] = incidentBoard(many, settings).open;
+    expect(incident?.failures).toBe(200_000);
+    expect(incident?.projectCount).toBe(10_000);
+    expect([incident?.firstAtMs, incident?.lastAtMs]).toEqual([0, 10_018]);
+  });
+
   it("move to a watched project when the carrier is no longer watched", () => {
     const records = failAll(projects(5).map((projectId) => ({ projectId, atMs: 0 })));
     const board = incidentBoard(asList(records), settings);
