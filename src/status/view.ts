@@ -30,11 +30,12 @@ import { windowState } from "../alerts/silence-window.js";
 import { displayUrl } from "../config/display-url.js";
 import type { SilenceConfig, SilenceWindow } from "../config/silences.js";
 import { isEndStatus, maxConnectionsFor } from "../contract/index.js";
-import type {
-  CarriedIncident,
-  DeadLetter,
-  ProjectState,
-  StateFileProblem,
+import {
+  addCarried,
+  type CarriedIncident,
+  type DeadLetter,
+  type ProjectState,
+  type StateFileProblem,
 } from "../store/index.js";
 import type {
   AdviceReason,
@@ -598,13 +599,7 @@ function fleetOf(
   const carried = new Map<string, CarriedIncident>();
   for (const id of ids) {
     const project = source.get(id);
-    for (const incident of project?.state?.incidents?.carried ?? []) {
-      // Carried by two projects (rarely, for a moment): the record told of its latest failure.
-      const seen = carried.get(incident.id);
-      if (seen === undefined || incident.lastAtMs > seen.lastAtMs) {
-        carried.set(incident.id, incident);
-      }
-    }
+    addCarried(carried, project?.state?.incidents);
     const info = project?.info;
     if (info?.orgId === undefined) continue;
     const org = orgs.get(info.orgId);

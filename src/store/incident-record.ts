@@ -101,3 +101,17 @@ export function prunedIncidentRecord(
   };
   return next.marks.length + next.carried.length + next.resolved.length === 0 ? undefined : next;
 }
+
+/**
+ * Adds the incidents `record` carries to `latest`, by id. An incident carried by two projects
+ * (rarely, for a moment) is kept as the record that told of its latest failure.
+ */
+export function addCarried(
+  latest: Map<string, CarriedIncident>,
+  record: IncidentRecord | undefined,
+): void {
+  for (const incident of record?.carried ?? []) {
+    const seen = latest.get(incident.id);
+    if (seen === undefined || incident.lastAtMs > seen.lastAtMs) latest.set(incident.id, incident);
+  }
+}

@@ -3,6 +3,7 @@
  * and dead letters (what is pending per sink, since when, what fires, what was given up on),
  * and the deliveries, failures, drops and silences counted as they happen.
  */
+import { addCarried, type CarriedIncident } from "../../store/index.js";
 import { committed } from "../../sync/index.js";
 import type { Family } from "./family.js";
 import { PAUSE } from "./series.js";
@@ -98,22 +99,24 @@ export const ALERT_FAMILIES = [
     group: "alerts",
     source: "state",
     *value({ projects }) {
-      const open = new Map<string, { labels: Record<string, string>; ids: Set<string> }>();
+      const carried = new Map<string, CarriedIncident>();
       for (const { state } of committed(projects)) {
         yield PAUSE;
-        for (const incident of state.incidents?.carried ?? []) {
-          const labels = {
-            action: incident.action,
-            region_id: incident.regionId,
-            error_class: incident.errorClass,
-          };
-          const key = JSON.stringify(labels);
-          const seen = open.get(key) ?? { labels, ids: new Set<string>() };
-          seen.ids.add(incident.id);
-          open.set(key, seen);
-        }
+        addCarried(carried, state.incidents);
       }
-      for (const { labels, ids } of open.values()) yield { labels, value: ids.size };
+      const open = new Map<string, { labels: Record<string, string>; value: number }>();
+      for (const incident of carried.values()) {
+        const labels = {
+          action: incident.action,
+          region_id: incident.regionId,
+          error_class: incident.errorClass,
+        };
+        const key = JSON.stringify(labels);
+        const seen = open.get(key);
+        if (seen === undefined) open.set(key, { labels, value: 1 });
+        else seen.value += 1;
+      }
+      yield* open.values();
     },
   },
   {

@@ -449,8 +449,8 @@ describe("an alertmanager sink", () => {
       await waitFor(
         "the incident's resolution",
         () =>
-          peers.every((_, i) =>
-            notifications(i === 0 ? "one" : "two").some((n) =>
+          ["one", "two"].every((peer) =>
+            notifications(peer).some((n) =>
               n.alerts.some(
                 (a) => a.labels.alertname === "PgcpPlatformIncident" && a.status === "resolved",
               ),
