@@ -35,6 +35,8 @@ options:
   --operations-per-minute N   traffic activities per simulated minute (default 30)
   --skew S                    Zipf exponent of the traffic over its projects: 0 even
                               (default), about 1 a few projects bring most operations
+  --history N                 seconds the traffic has run when the simulator starts: the
+                              logs hold that span's operations (default 0; at most a week)
   --availability-checks N     seconds between availability checks, 0 for none
                               (default 600)
   --no-availability-checks    no availability checks (same as --availability-checks 0)
@@ -77,6 +79,7 @@ const SIMULATE_OPTIONS = {
   projects: { type: "string" },
   "operations-per-minute": { type: "string" },
   skew: { type: "string" },
+  history: { type: "string" },
   "availability-checks": { type: "string" },
   "no-availability-checks": { type: "boolean" },
   organizations: { type: "string" },
@@ -161,12 +164,14 @@ export function parseSimulateArgs(
     throw new UsageError("--speed applies to the real clock only");
   }
   const skew = numberFlag("skew", values.skew, 0, 4);
+  const history = integerFlag("history", values.history, 0, 604_800);
   const computes = computeOptions(values, env);
   const traffic =
     values.traffic === true ||
     projects !== undefined ||
     perMinute !== undefined ||
-    skew !== undefined;
+    skew !== undefined ||
+    history !== undefined;
   return {
     apiKey,
     clock,
@@ -193,6 +198,7 @@ export function parseSimulateArgs(
             ...(projects === undefined ? {} : { projects }),
             ...(perMinute === undefined ? {} : { operationsPerMinute: perMinute }),
             ...(skew === undefined ? {} : { skew }),
+            ...(history === undefined ? {} : { historySeconds: history }),
           },
         }
       : {}),

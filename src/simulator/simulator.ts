@@ -20,7 +20,7 @@ import {
 } from "./options.js";
 import { randomSeed, SeededRandom } from "./random.js";
 import { Scheduler } from "./scheduler.js";
-import { US_PER_MS, dateToMicros, microsToDate } from "./time.js";
+import { US_PER_MS, dateToMicros, microsToDate, secondsToMicros } from "./time.js";
 import { TrafficGenerator } from "./traffic/generator.js";
 import { resolveTrafficOptions } from "./traffic/options.js";
 import type { ComputeHost, ComputeHostDeps, ComputeHostOptions } from "./computes/index.js";
@@ -141,7 +141,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const startTime =
     options.startTime ?? (options.clock === "manual" ? DEFAULT_MANUAL_START : new Date());
   const clock = createClock(options.clock, dateToMicros(startTime), Date.now, options.speed);
-  const scheduler = new Scheduler(clock.targetUs());
+  // A fleet with a history starts that long ago; the first settle brings it to the start time.
+  const scheduler = new Scheduler(clock.targetUs() - secondsToMicros(traffic?.historySeconds ?? 0));
   const settle = (): void => {
     scheduler.runUntil(clock.targetUs());
   };
@@ -178,6 +179,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     generator = new TrafficGenerator(plane, traffic, trafficRandom);
     generator.start(orgProjects);
   }
+  settle();
 
   const stats = new RequestStats();
   const openStreams = new StreamTracker();

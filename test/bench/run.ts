@@ -97,8 +97,9 @@ export function compressionFor(projects: number): number {
 }
 
 /**
- * The time compression of a skewed-fleet run: small enough that the scheduler's one-second
- * tick (k seconds at real scale) stays well under the detection times measured.
+ * The time compression of a skewed-fleet run: small enough that what does not scale (the
+ * notifier's look every 250 ms, the plan's update every second: k / 4 and k seconds at real
+ * scale) stays well under the detection times measured.
  */
 export function skewedCompressionFor(projects: number): number {
   if (projects <= 100) return 1;

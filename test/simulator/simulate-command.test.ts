@@ -77,6 +77,13 @@ describe("flags", () => {
     );
   });
 
+  test("a history of traffic before the start", () => {
+    expect(parseSimulateArgs(["--history", "7200"], {})).toMatchObject({
+      traffic: { historySeconds: 7200 },
+    });
+    expect(() => parseSimulateArgs(["--history", "-1"], {})).toThrow("--history");
+  });
+
   test("the key comes from PGCP_SIM_API_KEY unless given as a flag", () => {
     expect(parseSimulateArgs([], { PGCP_SIM_API_KEY: "from-env" })).toMatchObject({
       apiKey: "from-env",

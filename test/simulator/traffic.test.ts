@@ -150,6 +150,40 @@ describe("skewed traffic", () => {
   });
 });
 
+describe("a fleet with a history", () => {
+  test("its logs hold the span's traffic and checks, its creation that long ago", async () => {
+    const t = await startTestSimulator({
+      seed: 3,
+      availabilityCheckSeconds: 600,
+      traffic: { projects: 10, operationsPerMinute: 30, historySeconds: 7200 },
+    });
+    try {
+      const nowMs = Date.parse((await t.sim.clock()).now);
+      const all: TruthOperation[] = [];
+      for (const id of await t.sim.trafficProjects()) all.push(...(await t.sim.truth(id)));
+      const ageOf = (o: TruthOperation) => (nowMs - Date.parse(o.created_at)) / 1000;
+      const creations = all.filter((o) => o.action === "create_timeline");
+      expect(creations.length).toBeGreaterThanOrEqual(10);
+      expect(Math.max(...creations.map(ageOf))).toBe(7200);
+      // Two hours at 30 a minute: some 3,600 activities, and a check every 10 minutes in each.
+      const traffic = all.filter((o) => o.action !== "check_availability" && ageOf(o) < 7000);
+      expect(traffic.length).toBeGreaterThan(2000);
+      const checks = all.filter((o) => o.action === "check_availability");
+      expect(checks.length).toBeGreaterThanOrEqual(10 * 11);
+      // Nothing is dated after the start: the history ends where the clock begins.
+      expect(Math.min(...all.map(ageOf))).toBeGreaterThanOrEqual(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a history longer than a simulated week is refused", async () => {
+    await expect(
+      startTestSimulator({ traffic: { projects: 1, historySeconds: 604_801 } }),
+    ).rejects.toThrow("traffic.historySeconds must be within 0..604800");
+  });
+});
+
 describe("a faster real clock", () => {
   test("speed 120 runs two simulated minutes a second, in the answers' Date too", async () => {
     const t = await startTestSimulator({ clock: "real", speed: 120 });

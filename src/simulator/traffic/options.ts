@@ -27,6 +27,13 @@ export interface TrafficOptions {
    * bring 80% of the operations". Ranks are dealt to the projects at random.
    */
   readonly skew?: number;
+  /**
+   * How long the fleet has run when the simulator starts, in simulated seconds (default 0): its
+   * projects are created this long before the start time, and the logs hold that span's
+   * traffic, auto-suspends and availability checks, as a fleet's do when a monitor first reads
+   * them.
+   */
+  readonly historySeconds?: number;
   /** Seed of the traffic's own random stream (default: derived from the simulator's seed). */
   readonly seed?: number;
 }
@@ -44,7 +51,11 @@ const DEFAULTS = {
   cancellationShare: 0.02,
   paidShare: 0.5,
   skew: 0,
+  historySeconds: 0,
 } as const;
+
+/** The longest history a simulator starts with: a simulated week. */
+const MAX_HISTORY_SECONDS = 604_800;
 
 const SHARES = [
   "failureShare",
@@ -65,6 +76,12 @@ export function resolveTrafficOptions(options: TrafficOptions): ResolvedTrafficO
   }
   if (!(resolved.skew >= 0 && Number.isFinite(resolved.skew))) {
     throw new RangeError("traffic.skew must be a non-negative number");
+  }
+  const history = resolved.historySeconds;
+  if (!(history >= 0 && history <= MAX_HISTORY_SECONDS)) {
+    throw new RangeError(
+      `traffic.historySeconds must be within 0..${MAX_HISTORY_SECONDS} (a simulated week)`,
+    );
   }
   for (const share of SHARES) {
     const value = resolved[share];
