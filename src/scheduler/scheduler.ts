@@ -18,8 +18,10 @@
  * (`activity-plan.ts`): open operations at the fast interval and the others at the base interval
  * while the budget holds them; when it does not, by the square root of their recent operations
  * (each counting less as it ages; open operations count as many), from the fast interval for
- * the busiest to `maxInterval` at most for idle ones. `uniform` stretches every interval by one
- * factor.
+ * the busiest to `maxInterval` at most for idle ones. A project's next poll is one such interval
+ * after its last, as the plan stands at every moment: when operations end and the budget's share
+ * of the others grows, their polls come sooner at once. `uniform` stretches every interval by one
+ * factor, fixed at each poll.
  *
  * What the API refuses backs off (`refusals.ts`): a project whose log answers 404 or 403 is
  * tried again after a doubling delay; while an account's key answers 401, its jobs wait and one
@@ -133,7 +135,7 @@ export interface SchedulerOptions {
   readonly strategy?: PollStrategy;
   /**
    * The longest a project should wait between polls (activity strategy); default twice the
-   * interval the uniform strategy would give every project.
+   * interval that fits when every project is polled alike (`alikeIntervalSeconds`).
    */
   readonly maxIntervalSeconds?: number | undefined;
   /** How long after its last new or changed operation a project counts as active (default 1 h). */
@@ -150,6 +152,8 @@ interface Entry {
   nextPollMs: number;
   /** When its last poll started (monotonic ms); undefined before the first. */
   lastPollMs: number | undefined;
+  /** The jitter drawn at its last poll: its interval is the plan's times this (activity). */
+  spread: number;
   nextEndpointsMs: number;
   busy: boolean;
   /** Its last job timed out (see `slowShare`). */
@@ -261,6 +265,7 @@ export class Scheduler {
         requestsPerPoll: undefined,
         nextPollMs: firstDueMs(now, this.options.fastIntervalSeconds, spread),
         lastPollMs: undefined,
+        spread: 1,
         nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
         busy: false,
         slow: false,
@@ -366,6 +371,11 @@ export class Scheduler {
       if (due === undefined || due.at > now) break;
       this.queue.pop();
       const entry = due.item;
+      // Its activity has aged since it was queued, and its interval grown with it: not yet due.
+      if (Math.min(this.pollDue(entry, now), this.endpointsDue(entry)) > now) {
+        this.enqueue(entry);
+        continue;
+      }
       if (entry.slow && this.slowInFlight >= slowLimit) {
         held.push(due);
         continue;
@@ -401,9 +411,10 @@ export class Scheduler {
   /** Queues every entry afresh: due times follow `maxInterval`, which each replan may change. */
   private enqueueAll(): void {
     const items: Due<Entry>[] = [];
+    const now = this.now();
     for (const entry of this.entries.values()) {
       if (entry.busy) continue;
-      entry.queuedAt = Math.min(this.pollDue(entry), this.endpointsDue(entry));
+      entry.queuedAt = Math.min(this.pollDue(entry, now), this.endpointsDue(entry));
       items.push({ item: entry, at: entry.queuedAt });
     }
     this.queue.reset(items);
@@ -446,11 +457,13 @@ export class Scheduler {
   }
 
   /**
-   * When the project's poll is due: as planned, and under the activity strategy never later
-   * than `maxInterval` after its last poll, as `maxInterval` stands now (a due time planned
-   * while the budget was shorter is brought forward). A refused project keeps its backoff.
+   * When the project's poll is due. Under the activity strategy: one interval after its last
+   * poll started, as the plan and its activity stand now (not as they stood at that poll, so
+   * that the polls spend what the plan counts on when the budget's share moves), spread by the
+   * jitter drawn then, never beyond `maxInterval`; sooner when nudged. Under `uniform`, as
+   * planned at its last poll. A refused project keeps its backoff.
    */
-  private pollDue(entry: Entry): number {
+  private pollDue(entry: Entry, now = this.now()): number {
     if (
       this.options.strategy === "uniform" ||
       entry.refusal !== undefined ||
@@ -458,7 +471,8 @@ export class Scheduler {
     ) {
       return entry.nextPollMs;
     }
-    return Math.min(entry.nextPollMs, entry.lastPollMs + this.maxInterval * 1000);
+    const seconds = Math.min(this.intervalOf(entry, now) * entry.spread, this.maxInterval);
+    return Math.min(entry.nextPollMs, entry.lastPollMs + seconds * 1000);
   }
 
   private endpointsDue(entry: Entry): number {
@@ -474,7 +488,7 @@ export class Scheduler {
     const job = (async () => {
       const outcomes: (JobOutcome | undefined)[] = [];
       let listed = false;
-      const polled = this.pollDue(entry) <= now;
+      const polled = this.pollDue(entry, now) <= now;
       try {
         if (polled) {
           const outcome = await this.jobs.poll(entry.id, this.abort.signal);
@@ -511,8 +525,9 @@ export class Scheduler {
         this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (polled) {
-          // When the poll started: what "unpolled for" counts from.
+          // When the poll started: what "unpolled for" and the next interval count from.
           entry.lastPollMs = now;
+          entry.spread = 1 + this.options.jitter * (2 * this.random() - 1);
           entry.nextPollMs = entry.refusal?.retryAtMs ?? this.nextPollDue(entry, after);
         }
         if (listed || this.endpointsDue(entry) <= now) {
@@ -622,12 +637,14 @@ export class Scheduler {
   }
 
   /**
-   * When the project's next poll is due: one interval on, spread with jitter, and under the
-   * activity strategy never beyond `maxInterval` (the jitter spreads the idle ones below it).
+   * When the project's next poll is due as planned after a poll: under `uniform`, one interval
+   * on, spread with jitter; under the activity strategy nothing is fixed then (`pollDue` follows
+   * the plan), only a nudge or a backoff brings it forward.
    */
   private nextPollDue(entry: Entry, now: number): number {
-    const due = this.due(now, this.intervalOf(entry, now));
-    return this.options.strategy === "uniform" ? due : Math.min(due, now + this.maxInterval * 1000);
+    return this.options.strategy === "uniform"
+      ? this.due(now, this.intervalOf(entry, now))
+      : Infinity;
   }
 
   /** Seconds until the project's next poll is due, by the plan. */
@@ -644,6 +661,24 @@ export class Scheduler {
   private replan(): void {
     this.planIntervals();
     this.enqueueAll();
+  }
+
+  /**
+   * The interval that fits if every project were polled alike, none with open operations and no
+   * listing triggered: what `maxInterval` defaults to twice of. It follows the fleet and the
+   * budget, not the operations of the moment, so that the bound does not move under a burst.
+   */
+  private alikeIntervalSeconds(planned: readonly Entry[]): number {
+    const { options } = this;
+    const alike = planBudget({
+      projects: planned.map((e) => ({ lane: "base", requestsPerPoll: e.requestsPerPoll ?? 1 })),
+      baseIntervalSeconds: options.baseIntervalSeconds,
+      fastIntervalSeconds: options.fastIntervalSeconds,
+      endpointsIntervalSeconds: options.endpointsIntervalSeconds,
+      requestsPerMinute: options.requestsPerMinute,
+      headroom: options.headroom,
+    });
+    return options.baseIntervalSeconds * alike.stretch;
   }
 
   private planIntervals(): void {
@@ -689,7 +724,7 @@ export class Scheduler {
       weight: this.weightOf(e, now),
       open: e.lane === "fast",
     }));
-    this.maxInterval = options.maxIntervalSeconds ?? 2 * uniform.idle;
+    this.maxInterval = options.maxIntervalSeconds ?? 2 * this.alikeIntervalSeconds(planned);
     this.plan = planActivity({
       projects,
       fastIntervalSeconds: options.fastIntervalSeconds,

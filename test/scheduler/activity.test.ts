@@ -102,6 +102,70 @@ describe("the activity strategy", () => {
     }
   });
 
+  it("keeps maxInterval where it is while operations open across the fleet", async () => {
+    const clock = { now: 0 };
+    let open = false;
+    scheduler = new Scheduler(tightBudget(clock), {
+      poll: () => Promise.resolve({ requests: 1, open, activityAgesMs: open ? [1000] : [] }),
+      listEndpoints: () => Promise.resolve(undefined),
+    });
+    scheduler.setProjects(Array.from({ length: 10 }, (_, i) => `p-${i}`));
+    const run = async (seconds: number) => {
+      for (let s = 0; s < seconds; s++) {
+        clock.now += 1000;
+        scheduler?.tick();
+        await scheduler?.drain();
+      }
+    };
+    await run(60);
+    expect(scheduler.budget.stretch).toBe(5);
+    expect(scheduler.maxIntervalSeconds()).toBe(20);
+    // Every project has open operations: uniform stretches every interval twice as far, but the
+    // bound on waiting stays what the fleet and the budget give.
+    open = true;
+    await run(60);
+    expect(scheduler.budget.stretch).toBe(10);
+    expect(scheduler.maxIntervalSeconds()).toBe(20);
+  });
+
+  it("follows the plan at once when the budget's share moves, not at the next poll", async () => {
+    const clock = { now: 0 };
+    let busy = true;
+    const polls = new Map<string, number[]>();
+    const open = new Set(["p-0", "p-1", "p-2", "p-3"]);
+    scheduler = new Scheduler(
+      { ...tightBudget(clock), maxIntervalSeconds: 60 },
+      {
+        poll: (projectId) => {
+          polls.set(projectId, [...(polls.get(projectId) ?? []), clock.now]);
+          return Promise.resolve({ requests: 1, open: busy && open.has(projectId) });
+        },
+        listEndpoints: () => Promise.resolve(undefined),
+      },
+    );
+    scheduler.setProjects(Array.from({ length: 10 }, (_, i) => `p-${i}`));
+    const run = async (seconds: number) => {
+      for (let s = 0; s < seconds; s++) {
+        clock.now += 1000;
+        scheduler?.tick();
+        await scheduler?.drain();
+      }
+    };
+    // Four projects with open operations take most of the budget: the six others wait 60 s.
+    await run(120);
+    expect(scheduler.tierIntervalSeconds("idle")).toBe(60);
+    // The operations end: every project shares the budget alike, one every 10 s, and the six
+    // are polled at that pace from now on, not after the 60 s planned at their last poll.
+    busy = false;
+    const switched = clock.now;
+    await run(30);
+    expect(scheduler.tierIntervalSeconds("idle")).toBe(10);
+    for (let i = 4; i < 10; i++) {
+      const after = (polls.get(`p-${i}`) ?? []).filter((t) => t > switched);
+      expect(after.length, `p-${i}`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it("holds maxInterval however far the jitter would carry a poll", async () => {
     // The idle ones at maxInterval (15 s), every due time as late as a 10% jitter allows
     // (16.5 s): held at 15 s, and the wait for the tick after it.
