@@ -29,6 +29,15 @@ function tightBudget(clock: { now: number }, strategy: PollStrategy = "activity"
   };
 }
 
+/** Moves the clock on a second at a time, ticking and waiting for the jobs every second. */
+async function advance(clock: { now: number }, seconds: number): Promise<void> {
+  for (let s = 0; s < seconds; s++) {
+    clock.now += 1000;
+    scheduler?.tick();
+    await scheduler?.drain();
+  }
+}
+
 /** Ten minutes of polls of `hot` (always active) and nine idle projects, by project. */
 async function tenMinutes(
   strategy: PollStrategy,
@@ -49,11 +58,7 @@ async function tenMinutes(
     },
   );
   scheduler.setProjects(["hot", ...Array.from({ length: 9 }, (_, i) => `idle-${i}`)]);
-  for (let s = 0; s < 600; s++) {
-    clock.now += 1000;
-    scheduler.tick();
-    await scheduler.drain();
-  }
+  await advance(clock, 600);
   return polls;
 }
 
@@ -76,11 +81,7 @@ describe("the activity strategy", () => {
       listEndpoints: () => Promise.resolve(undefined),
     });
     scheduler.setProjects(["busy", ...Array.from({ length: 9 }, (_, i) => `quiet-${i}`)]);
-    for (let s = 0; s < 120; s++) {
-      clock.now += 1000;
-      scheduler.tick();
-      await scheduler.drain();
-    }
+    await advance(clock, 120);
     // About four times as often as the quiet ones (the square root of its weight against
     // theirs): every 3 to 4 s against 13 s. Taken for idle, it would share their 11 s.
     expect(polls.get("busy")).toBeGreaterThanOrEqual(25);
@@ -110,20 +111,13 @@ describe("the activity strategy", () => {
       listEndpoints: () => Promise.resolve(undefined),
     });
     scheduler.setProjects(Array.from({ length: 10 }, (_, i) => `p-${i}`));
-    const run = async (seconds: number) => {
-      for (let s = 0; s < seconds; s++) {
-        clock.now += 1000;
-        scheduler?.tick();
-        await scheduler?.drain();
-      }
-    };
-    await run(60);
+    await advance(clock, 60);
     expect(scheduler.budget.stretch).toBe(5);
     expect(scheduler.maxIntervalSeconds()).toBe(20);
     // Every project has open operations: uniform stretches every interval twice as far, but the
     // bound on waiting stays what the fleet and the budget give.
     open = true;
-    await run(60);
+    await advance(clock, 60);
     expect(scheduler.budget.stretch).toBe(10);
     expect(scheduler.maxIntervalSeconds()).toBe(20);
   });
@@ -144,21 +138,14 @@ describe("the activity strategy", () => {
       },
     );
     scheduler.setProjects(Array.from({ length: 10 }, (_, i) => `p-${i}`));
-    const run = async (seconds: number) => {
-      for (let s = 0; s < seconds; s++) {
-        clock.now += 1000;
-        scheduler?.tick();
-        await scheduler?.drain();
-      }
-    };
     // Four projects with open operations take most of the budget: the six others wait 60 s.
-    await run(120);
+    await advance(clock, 120);
     expect(scheduler.tierIntervalSeconds("idle")).toBe(60);
     // The operations end: every project shares the budget alike, one every 10 s, and the six
     // are polled at that pace from now on, not after the 60 s planned at their last poll.
     busy = false;
     const switched = clock.now;
-    await run(30);
+    await advance(clock, 30);
     expect(scheduler.tierIntervalSeconds("idle")).toBe(10);
     for (let i = 4; i < 10; i++) {
       const after = (polls.get(`p-${i}`) ?? []).filter((t) => t > switched);
