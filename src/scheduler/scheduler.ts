@@ -145,15 +145,23 @@ export interface SchedulerOptions {
   readonly random?: () => number;
 }
 
+/** A project's last poll, as its next one is planned from. */
+interface LastPoll {
+  /** When it started (monotonic ms): what "unpolled for" and `maxInterval` count from. */
+  readonly startMs: number;
+  /** When it ended: what the next interval counts from (activity strategy). */
+  readonly endMs: number;
+  /** The jitter drawn at its end: the next interval is the plan's times this. */
+  readonly spread: number;
+}
+
 interface Entry {
   readonly id: string;
   lane: Lane;
   requestsPerPoll: number | undefined;
   nextPollMs: number;
-  /** When its last poll started (monotonic ms); undefined before the first. */
-  lastPollMs: number | undefined;
-  /** The jitter drawn at its last poll: its interval is the plan's times this (activity). */
-  spread: number;
+  /** Its last poll (undefined before the first). */
+  lastPoll: LastPoll | undefined;
   nextEndpointsMs: number;
   busy: boolean;
   /** Its last job timed out (see `slowShare`). */
@@ -264,8 +272,7 @@ export class Scheduler {
         lane: "base",
         requestsPerPoll: undefined,
         nextPollMs: firstDueMs(now, this.options.fastIntervalSeconds, spread),
-        lastPollMs: undefined,
-        spread: 1,
+        lastPoll: undefined,
         nextEndpointsMs: firstDueMs(now, this.options.fastIntervalSeconds, this.random()),
         busy: false,
         slow: false,
@@ -458,21 +465,18 @@ export class Scheduler {
 
   /**
    * When the project's poll is due. Under the activity strategy: one interval after its last
-   * poll started, as the plan and its activity stand now (not as they stood at that poll, so
+   * poll ended, as the plan and its activity stand now (not as they stood at that poll, so
    * that the polls spend what the plan counts on when the budget's share moves), spread by the
-   * jitter drawn then, never beyond `maxInterval`; sooner when nudged. Under `uniform`, as
-   * planned at its last poll. A refused project keeps its backoff.
+   * jitter drawn then, and never beyond `maxInterval` after it started; sooner when nudged.
+   * Under `uniform`, as planned at its last poll. A refused project keeps its backoff.
    */
   private pollDue(entry: Entry, now = this.now()): number {
-    if (
-      this.options.strategy === "uniform" ||
-      entry.refusal !== undefined ||
-      entry.lastPollMs === undefined
-    ) {
+    const last = entry.lastPoll;
+    if (this.options.strategy === "uniform" || entry.refusal !== undefined || last === undefined) {
       return entry.nextPollMs;
     }
-    const seconds = Math.min(this.intervalOf(entry, now) * entry.spread, this.maxInterval);
-    return Math.min(entry.nextPollMs, entry.lastPollMs + seconds * 1000);
+    const planned = last.endMs + this.intervalOf(entry, now) * last.spread * 1000;
+    return Math.min(entry.nextPollMs, planned, last.startMs + this.maxInterval * 1000);
   }
 
   private endpointsDue(entry: Entry): number {
@@ -525,9 +529,11 @@ export class Scheduler {
         this.learnActivity(entry, outcomes, after);
         this.learnRefusals(entry, outcomes, after, probe);
         if (polled) {
-          // When the poll started: what "unpolled for" and the next interval count from.
-          entry.lastPollMs = now;
-          entry.spread = 1 + this.options.jitter * (2 * this.random() - 1);
+          entry.lastPoll = {
+            startMs: now,
+            endMs: after,
+            spread: 1 + this.options.jitter * (2 * this.random() - 1),
+          };
           entry.nextPollMs = entry.refusal?.retryAtMs ?? this.nextPollDue(entry, after);
         }
         if (listed || this.endpointsDue(entry) <= now) {
