@@ -415,7 +415,7 @@ export class Scheduler {
     this.queue.push(entry, entry.queuedAt);
   }
 
-  /** Queues every entry afresh: due times follow `maxInterval`, which each replan may change. */
+  /** Queues every entry afresh: due times follow the plan, which each replan may change. */
   private enqueueAll(): void {
     const items: Due<Entry>[] = [];
     const now = this.now();
