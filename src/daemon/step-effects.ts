@@ -45,6 +45,8 @@ export interface JobResult {
    * ones left out.
    */
   readonly activityAgesMs?: readonly number[];
+  /** The API's time (epoch ms, by its clock) that the ages count back from. */
+  readonly apiNowMs?: number;
   /** The poll saw an operation that changes endpoints start or end. */
   readonly endpointsChanged?: boolean;
   /** The poll saw an operation that creates, deletes or moves a branch start or end. */
@@ -207,6 +209,7 @@ function committedEffects(
       open: context.open,
       answered: true,
       activityAgesMs: result.activityMs.map((ms) => Math.max(0, result.serverNowMs - ms)),
+      apiNowMs: result.serverNowMs,
       endpointsChanged: result.transitions.some((t) => ENDPOINT_OPERATION_ACTIONS.has(t.op.action)),
       branchesChanged: result.transitions.some((t) => BRANCH_OPERATION_ACTIONS.has(t.op.action)),
     },

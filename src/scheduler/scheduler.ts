@@ -78,6 +78,11 @@ export interface JobOutcome {
    * its log shows it, from its first poll on.
    */
   readonly activityAgesMs?: readonly number[];
+  /**
+   * The API's time (epoch ms, by its clock) when the poll read them: the ages' reference, and
+   * the clock that the activity ages by between polls.
+   */
+  readonly apiNowMs?: number;
   /** The poll saw an operation that changes endpoints start or end: list them now. */
   readonly endpointsChanged?: boolean;
   /** The poll saw an operation that creates, deletes or moves a branch start or end. */
@@ -138,7 +143,10 @@ export interface SchedulerOptions {
    * interval that fits when every project is polled alike (`alikeIntervalSeconds`).
    */
   readonly maxIntervalSeconds?: number | undefined;
-  /** How long after its last new or changed operation a project counts as active (default 1 h). */
+  /**
+   * How long an operation counts towards a project's activity, by the API's clock (default 1 h):
+   * its weight halves every quarter of it.
+   */
   readonly activeWindowSeconds?: number;
   /** Monotonic time in ms (the process's `Clock.monotonic`). */
   readonly monotonic: () => number;
@@ -170,7 +178,7 @@ interface Entry {
   refusal: Refusal | undefined;
   /**
    * Its recent activity: the operations its polls found, each weighing less as it ages (see
-   * `activityWeight`), as of `activityAtMs` (monotonic ms).
+   * `activityWeight`), as of `activityAtMs` (the API's clock, see `activityNow`).
    */
   activity: number;
   activityAtMs: number;
@@ -186,10 +194,10 @@ interface Entry {
 export type NudgeResult = "nudged" | "coalesced" | "unknown";
 
 /**
- * The time constant of the measured rate of listings that operations trigger, as a share of the
- * active window (5 minutes of the default hour): they follow the same activity.
+ * The time constant of the measured rate of listings that operations trigger, in base intervals
+ * (5 minutes at the default 30 s).
  */
-const TRIGGERED_RATE_WINDOW_SHARE = 1 / 12;
+const TRIGGERED_RATE_WINDOW_INTERVALS = 10;
 
 /** The longest a project counts as active after its last operation, by default. */
 const DEFAULT_ACTIVE_WINDOW_SECONDS = 3600;
@@ -218,6 +226,8 @@ export class Scheduler {
   private maxInterval = 0;
   /** Listings triggered by operations: a count decaying over `triggeredWindowMs()`. */
   private triggered = { count: 0, atMs: 0 };
+  /** The API's time at the latest poll that gave it, and when that poll ended (monotonic ms). */
+  private apiClock: { readonly apiMs: number; readonly monotonicMs: number } | undefined;
   /** The API refuses the account's key: no job but one probe at a time, at `retryAtMs`. */
   private keyRefusal: Refusal | undefined;
   private probing = false;
@@ -278,7 +288,7 @@ export class Scheduler {
         slow: false,
         refusal: undefined,
         activity: 0,
-        activityAtMs: now,
+        activityAtMs: 0,
         lastNudgeMs: undefined,
         describe: true,
         queuedAt: Infinity,
@@ -334,7 +344,8 @@ export class Scheduler {
         results.set(id, "coalesced");
       } else {
         entry.lastNudgeMs = now;
-        this.addActivity(entry, now, 1);
+        const at = this.activityNow(now);
+        if (at !== undefined) this.addActivity(entry, at, 1);
         entry.nextPollMs = Math.min(entry.nextPollMs, now);
         this.enqueue(entry);
         results.set(id, "nudged");
@@ -467,8 +478,8 @@ export class Scheduler {
    * When the project's poll is due. Under the activity strategy: one interval after its last
    * poll ended, as the plan and its activity stand now (not as they stood at that poll, so
    * that the polls spend what the plan counts on when the budget's share moves), spread by the
-   * jitter drawn then, and never beyond `maxInterval` after it started; sooner when nudged.
-   * Under `uniform`, as planned at its last poll. A refused project keeps its backoff.
+   * jitter drawn then, and never beyond `maxInterval` after it started (`boundMs`); sooner when
+   * nudged. Under `uniform`, as planned at its last poll. A refused project keeps its backoff.
    */
   private pollDue(entry: Entry, now = this.now()): number {
     const last = entry.lastPoll;
@@ -476,7 +487,17 @@ export class Scheduler {
       return entry.nextPollMs;
     }
     const planned = last.endMs + this.intervalOf(entry, now) * last.spread * 1000;
-    return Math.min(entry.nextPollMs, planned, last.startMs + this.maxInterval * 1000);
+    return Math.min(entry.nextPollMs, planned, last.startMs + this.boundMs());
+  }
+
+  /**
+   * How long after a poll started the next one is due at the latest: `maxInterval`, less one
+   * tick (at most half of it), so that a poll that waits for a busy event loop or a tick still
+   * reads the log within the bound.
+   */
+  private boundMs(): number {
+    const maxMs = this.maxInterval * 1000;
+    return maxMs - Math.min(TICK_MS, maxMs / 2);
   }
 
   private endpointsDue(entry: Entry): number {
@@ -585,7 +606,7 @@ export class Scheduler {
   }
 
   private triggeredWindowMs(): number {
-    return this.activeWindowMs() * TRIGGERED_RATE_WINDOW_SHARE;
+    return this.options.baseIntervalSeconds * 1000 * TRIGGERED_RATE_WINDOW_INTERVALS;
   }
 
   private triggeredCount(now: number): number {
@@ -602,17 +623,34 @@ export class Scheduler {
     return (this.options.activeWindowSeconds ?? DEFAULT_ACTIVE_WINDOW_SECONDS) * 1000;
   }
 
+  /**
+   * The API's time now, by which activity ages: an operation's age is the API's time less its
+   * `created_at`, both by the API's clock, so the weights do not depend on our clock agreeing
+   * with the API's. Between polls it moves on by the monotonic clock. Undefined before a poll
+   * gave it (no project has activity then).
+   */
+  private activityNow(now: number): number | undefined {
+    const clock = this.apiClock;
+    return clock === undefined ? undefined : clock.apiMs + (now - clock.monotonicMs);
+  }
+
   /** The project's recent activity now (0 when idle: nothing within the active window). */
   private weightOf(entry: Entry, now: number): number {
-    const weight = entry.activity * activityWeight(now - entry.activityAtMs, this.activeWindowMs());
+    const at = this.activityNow(now);
+    if (at === undefined || entry.activity === 0) return 0;
+    const weight = entry.activity * activityWeight(at - entry.activityAtMs, this.activeWindowMs());
     return weight >= ACTIVE_WEIGHT ? weight : 0;
   }
 
-  private addActivity(entry: Entry, now: number, weight: number): void {
+  /** Ages the project's activity to `at` (the API's clock), adds `weight`, and returns the sum. */
+  private addActivity(entry: Entry, at: number, weight: number): number {
     const decayed =
-      entry.activity * activityWeight(now - entry.activityAtMs, this.activeWindowMs());
+      entry.activity === 0
+        ? 0
+        : entry.activity * activityWeight(at - entry.activityAtMs, this.activeWindowMs());
     entry.activity = decayed + weight;
-    entry.activityAtMs = now;
+    entry.activityAtMs = at;
+    return entry.activity;
   }
 
   /**
@@ -628,18 +666,12 @@ export class Scheduler {
     now: number,
   ): void {
     for (const o of outcomes) {
-      if (o?.activityAgesMs === undefined) continue;
+      if (o?.activityAgesMs === undefined || o.apiNowMs === undefined) continue;
+      this.apiClock = { apiMs: o.apiNowMs, monotonicMs: now };
       const window = this.activeWindowMs();
       const read = o.activityAgesMs.reduce((sum, age) => sum + activityWeight(age, window), 0);
-      this.addActivity(entry, now, 0);
-      entry.activity = Math.max(entry.activity, read);
+      entry.activity = Math.max(this.addActivity(entry, o.apiNowMs, 0), read);
     }
-  }
-
-  /** How recently the project has shown activity. */
-  private tierOf(entry: Entry, now: number): Tier {
-    if (entry.lane === "fast") return "fast";
-    return this.weightOf(entry, now) > 0 ? "active" : "idle";
   }
 
   /**

@@ -45,13 +45,15 @@ function apiError(kind: "timeout" | "http", status = 503): ApiError {
 
 describe("a committed poll", () => {
   it("reports the commit, tells the scheduler its requests and open operations", () => {
-    const effects = stepEffects(committed(), CONTEXT);
+    const step = committed();
+    const effects = stepEffects(step, CONTEXT);
     expect(effects.reports.map((r) => r.event)).toEqual(["committed"]);
     expect(effects.job).toEqual({
       requests: 3,
       open: true,
       answered: true,
       activityAgesMs: [],
+      apiNowMs: step.result.serverNowMs,
       endpointsChanged: false,
       branchesChanged: false,
     });
@@ -64,6 +66,7 @@ describe("a committed poll", () => {
     const activityMs = [result.serverNowMs - 30_000, result.serverNowMs - 600_000];
     const job = stepEffects(committed({ activityMs }), CONTEXT).job;
     expect(job.activityAgesMs).toEqual([30_000, 600_000]);
+    expect(job.apiNowMs).toBe(result.serverNowMs);
   });
 
   it("wakes the notifier when it raised alerts", () => {
