@@ -1,9 +1,9 @@
 /**
  * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`), the
- * compute probe's advice as an alert (`advice.ts`), platform incidents (failures of one action
- * in one region across many projects: the pure rules in `incidents.ts`, the desk that tells the
- * sinks in `incident-desk.ts`), the notifier that drains the durable
- * outboxes (`notifier.ts`, deciding with `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
+ * compute probe's advice as an alert (`advice.ts`), platform incidents (failures of one action in
+ * one region across many projects: the pure rules in `incidents.ts`, the desk that tells the sinks
+ * in `incident-desk.ts`), the notifier that drains the durable outboxes (`notifier.ts`, deciding
+ * with `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
  * silence's window is open (`silence-window.ts`, over the wall clocks of `zone-clock.ts`). The
  * alert record and the outbox's bookkeeping are part of the state document, in `store/`.
  */

@@ -29,7 +29,9 @@ export function operationOutcome(status: OperationStatus): OperationOutcome {
 /** What a waiter knows of one operation: its latest record, and since when it sits in `failed`. */
 export interface Watch {
   readonly record: Operation;
-  /** When (the waiter's monotonic clock, ms) the operation was first seen in its current `failed`. */
+  /**
+   * When (the waiter's monotonic clock, ms) the operation was first seen in its current `failed`.
+   */
   readonly failedSinceMs: number | undefined;
 }
 
@@ -80,7 +82,9 @@ export function isStillWatched(watch: Watch, nowMs: number, retryGraceMs: number
 export interface WaitResult {
   /** Ended as finished or skipped. */
   readonly succeeded: readonly Operation[];
-  /** Ended as failed, error or cancelled (a `failed` one's retry grace ran out, or the wait did). */
+  /**
+   * Ended as failed, error or cancelled (a `failed` one's retry grace ran out, or the wait did).
+   */
   readonly failed: readonly Operation[];
   /**
    * Still open (or in a status nobody documents) when the timeout struck or the wait was

@@ -43,7 +43,10 @@ export interface ApiClientOptions {
     readonly maxConcurrency?: number;
   };
   readonly events?: ApiClientEvents;
-  /** Time source: monotonic for every wait and duration, wall for HTTP dates. Default: the system clock. */
+  /**
+   * Time source: monotonic for every wait and duration, wall for HTTP dates. Default: the system
+   * clock.
+   */
   readonly clock?: Clock;
   /** Jitter source, a value in [0, 1). Default `Math.random`. */
   readonly random?: () => number;

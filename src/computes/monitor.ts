@@ -78,7 +78,9 @@ interface Watched {
   track: ProbeTrack;
   view: ComputeView;
   advice: AdviceTrack | undefined;
-  /** The server's clock at the previous reading of this start (s): others' activity counts after it. */
+  /**
+   * The server's clock at the previous reading of this start (s): others' activity counts after it.
+   */
   sinceS: number | undefined;
   /** The advice reasons already raised as alerts, by compute start. */
   raised: Set<string>;

@@ -7,11 +7,11 @@
 import type { Config } from "./schema.js";
 
 /**
- * The settings a running exporter applies on reload: which projects it watches (with the
- * single-key settings; `accounts` waits for a restart), where alerts
- * go and which it raises, the silences, platform incidents, stuck thresholds, the log level, who may reach the
- * HTTP server, and the compute probe (`computes`; an account's own `accounts[].computes` waits
- * for a restart with the accounts).
+ * The settings a running exporter applies on reload: which projects it watches (with the single-key
+ * settings; `accounts` waits for a restart), where alerts go and which it raises, the silences,
+ * platform incidents, stuck thresholds, the log level, who may reach the HTTP server, and the
+ * compute probe (`computes`; an account's own `accounts[].computes` waits for a restart with the
+ * accounts).
  */
 export const LIVE_SETTINGS: readonly (readonly string[])[] = [
   ["projects"],

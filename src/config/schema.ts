@@ -531,7 +531,9 @@ export const configSchema = z
          * names in alerts): its default branch, then the oldest.
          */
         maxBranchesPerProject: z.number().int().min(1).max(10_000).default(100),
-        /** Export only these of the families the detail level serves (names); empty: all of them. */
+        /**
+         * Export only these of the families the detail level serves (names); empty: all of them.
+         */
         include: z.array(z.string()).default([]),
         /** Never export these metric families (names). */
         exclude: z.array(z.string()).default([]),

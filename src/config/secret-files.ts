@@ -18,7 +18,9 @@ export const SECRET_VARIABLES: readonly string[] = [
   SINK_ENVIRONMENT.alertmanager.urls,
 ];
 
-/** The variables the configured sinks read their secrets from (URL, signing secret, routing key). */
+/**
+ * The variables the configured sinks read their secrets from (URL, signing secret, routing key).
+ */
 export function sinkVariables(config: Config): string[] {
   return config.sinks.flatMap((s) => {
     switch (s.kind) {

@@ -1,7 +1,8 @@
 /**
  * One account's runner: its API client and scheduler, polling the account's share of the watched
- * projects, listing their endpoints and describing them (names, branches). It keeps what the API refuses (the key, a project), so
- * that a refusal is logged when it starts and when it ends, and the scheduler backs off.
+ * projects, listing their endpoints and describing them (names, branches). It keeps what the API
+ * refuses (the key, a project), so that a refusal is logged when it starts and when it ends, and
+ * the scheduler backs off.
  */
 import type { ApiClient } from "../api/index.js";
 import type { Clock } from "../clock.js";

@@ -1,9 +1,10 @@
 /**
  * What the daemon reads of each watched project besides its operations, to show beside ids: its
  * name, account, organisation and region (from discovery's listing, else read once), and its
- * branches: listed at the start when their series are exported (`branchesAtStart`), else first
- * when a poll of the project raises alerts (before they are handed to the notifier, for the
- * names in them), and whenever a poll sees them change. It tells the observers (`projectDescribed`, `branchesListed`).
+ * branches: listed at the start when their series are exported (`branchesAtStart`), else first when
+ * a poll of the project raises alerts (before they are handed to the notifier, for the names in
+ * them), and whenever a poll sees them change. It tells the observers (`projectDescribed`,
+ * `branchesListed`).
  *
  * At most `maxBranches` branches of a project are kept: its default branch, then the oldest, so
  * that the series of long-lived branches stay while preview branches come and go past the cap;

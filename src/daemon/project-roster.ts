@@ -1,8 +1,9 @@
 /**
  * The watched projects and what each one holds while it is watched: its `ProjectSync` (reading
- * through its account's API client), the fencing token it commits under (Postgres store with leases), the notifier's view of its
- * outbox, and its poll in flight. `watch` replaces the set; a project handed over to another
- * replica is first `settled` (its poll in flight finished or abandoned).
+ * through its account's API client), the fencing token it commits under (Postgres store with
+ * leases), the notifier's view of its outbox, and its poll in flight. `watch` replaces the set; a
+ * project handed over to another replica is first `settled` (its poll in flight finished or
+ * abandoned).
  */
 import type { OutboxOwner } from "../alerts/index.js";
 import { LeaseLostError } from "../store/fencing.js";

@@ -1,7 +1,7 @@
 /**
  * The exporter's connections to the outside, built from the configuration: each account's API
- * client (its deadlines, size cap and rate limit) and the state store (the file store, or the Postgres
- * store shared with other replicas through leases).
+ * client (its deadlines, size cap and rate limit) and the state store (the file store, or the
+ * Postgres store shared with other replicas through leases).
  */
 import { createApiClient, type ApiClient, type ApiClientEvents } from "../api/index.js";
 import type { Clock } from "../clock.js";

@@ -30,7 +30,9 @@ export interface SaverPolicy {
 
 export const SAVER_POLICY: SaverPolicy = { busyFrom: 0.8, quietBelow: 0.3, quietSeconds: 10 };
 
-/** Whether the mode is on, and the quiet seconds in a row seen since the last second that was not. */
+/**
+ * Whether the mode is on, and the quiet seconds in a row seen since the last second that was not.
+ */
 export interface SaverState {
   readonly saving: boolean;
   readonly quiet: number;
@@ -66,7 +68,9 @@ export function memorySaverSupported(v8Version: string = process.versions.v8): b
   return major > FIRST_V8[0] || (major === FIRST_V8[0] && minor >= FIRST_V8[1]);
 }
 
-/** Who decides the mode: nobody (no such mode), the operator through node's flags, or the daemon. */
+/**
+ * Who decides the mode: nobody (no such mode), the operator through node's flags, or the daemon.
+ */
 export type SaverChoice = "unsupported" | "operator" | "exporter";
 
 export interface MemorySaver {

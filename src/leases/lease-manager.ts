@@ -79,7 +79,9 @@ export interface LeaseManagerOptions {
   readonly leaseMs: number;
   /** How often leases are renewed and the split is checked (default: a third of the lease). */
   readonly heartbeatMs?: number;
-  /** Longest wait for a project's work in flight before its lease is released (default 2 leases). */
+  /**
+   * Longest wait for a project's work in flight before its lease is released (default 2 leases).
+   */
   readonly drainTimeoutMs?: number;
   /** Makes the database ready (migrations) before a heartbeat; tried again after a failure. */
   readonly prepare?: () => Promise<void>;

@@ -45,7 +45,10 @@ export function activityWeight(ageMs: number, activeWindowMs: number): number {
 export const OPEN_WEIGHT = 256;
 
 export interface ActivityPlanInput {
-  /** Each project: what one poll costs, its weight (0 when idle), and whether it has open operations. */
+  /**
+   * Each project: what one poll costs, its weight (0 when idle), and whether it has open
+   * operations.
+   */
   readonly projects: readonly {
     readonly cost: number;
     readonly weight: number;

@@ -808,7 +808,9 @@ function tallyProjects(
   };
 }
 
-/** Where a project's row stands: blocked, failing, stuck or failed lately, catching up, waiting, ok. */
+/**
+ * Where a project's row stands: blocked, failing, stuck or failed lately, catching up, waiting, ok.
+ */
 function rankOf(h: ProjectHealth, summary: StateSummary, failedRecently: boolean): number {
   if (h === "blocked") return 0;
   if (h === "poll_failing") return 1;

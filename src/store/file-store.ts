@@ -145,9 +145,9 @@ export class FileStateStore implements StateStore {
 
 /**
  * Why the file store cannot use `directory` (`the state directory /x/state cannot be written:
- * ENOTDIR: not a directory, mkdir '/x/state'`), or undefined when it can: the directory exists or can be made, and takes a new file. With
- * `keep: false` (a check of the configuration) nothing is left behind: the directories made
- * for the check are removed again.
+ * ENOTDIR: not a directory, mkdir '/x/state'`), or undefined when it can: the directory exists or
+ * can be made, and takes a new file. With `keep: false` (a check of the configuration) nothing is
+ * left behind: the directories made for the check are removed again.
  */
 export async function stateDirectoryProblem(
   directory: string,

@@ -1,10 +1,10 @@
 /**
  * Durable state: the `StateStore` interface, the project-state document it stores, what that
- * document is made of (the operation snapshot, the alert record, the bookkeeping of the outbox
- * and of the firing set, the platform incidents' record) and the one check every store reads it back with, the default store
- * (one JSON file per project, written atomically, in a directory that one process at a time
- * locks), the operations archive the Postgres store keeps, and how a store's URL is shown
- * without credentials. Holds no sync logic.
+ * document is made of (the operation snapshot, the alert record, the bookkeeping of the outbox and
+ * of the firing set, the platform incidents' record) and the one check every store reads it back
+ * with, the default store (one JSON file per project, written atomically, in a directory that one
+ * process at a time locks), the operations archive the Postgres store keeps, and how a store's URL
+ * is shown without credentials. Holds no sync logic.
  */
 export * from "./state-store.js";
 export * from "./project-state.js";

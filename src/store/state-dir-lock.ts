@@ -22,10 +22,11 @@
  * way for the moment it takes: of two processes that find one stale lock, one replaces it and
  * the other then finds the new lock live.
  *
- * On each heartbeat the holder checks that the file still names it. If another process took
- * the lock (this one was paused past the window, or a takeover left by a killed process was
- * cleared in the middle of another) or the file is gone, the lock is lost for good: `onEvent` hears it, and `check()` (called by the
- * store before each commit) throws `StateDirectoryLockLostError` from then on.
+ * On each heartbeat the holder checks that the file still names it. If another process took the
+ * lock (this one was paused past the window, or a takeover left by a killed process was cleared in
+ * the middle of another) or the file is gone, the lock is lost for good: `onEvent` hears it, and
+ * `check()` (called by the store before each commit) throws `StateDirectoryLockLostError` from then
+ * on.
  */
 import { randomBytes } from "node:crypto";
 import { link, open, readdir, rm, stat, utimes } from "node:fs/promises";

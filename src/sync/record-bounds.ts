@@ -1,8 +1,9 @@
 /**
  * What the engine keeps of a record is bounded, whatever the API sends: the record belongs to the
  * project whose log was read, its `action` and `status` become label values only when they look
- * like one and while the project has not collected too many undocumented ones, its error
- * text is cut to a fixed length, and an optional field sent as `null` is taken as absent. Pure: the caller reports what was changed.
+ * like one and while the project has not collected too many undocumented ones, its error text is
+ * cut to a fixed length, and an optional field sent as `null` is taken as absent. Pure: the caller
+ * reports what was changed.
  */
 import {
   DOCUMENTED_OPERATION_ACTIONS,

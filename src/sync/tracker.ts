@@ -16,7 +16,10 @@ export interface TrackedOperation extends OperationSnapshot {
   readonly stuckStatus?: string | undefined;
   /** It has failed at least once (a later finish is a recovery). */
   readonly failed: boolean;
-  /** For a `failed` operation: stop watching for a retry after this time (the API's clock, epoch ms). */
+  /**
+   * For a `failed` operation: stop watching for a retry after this time (the API's clock, epoch
+   * ms).
+   */
   readonly watchUntilMs: number | undefined;
 }
 

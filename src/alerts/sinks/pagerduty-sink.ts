@@ -1,8 +1,9 @@
 /**
- * The PagerDuty sink: PagerDuty's Events API v2 takes one event per request, so a batch of N
- * alerts is N requests (more when a recovery resolves several alerts), sent in order, and the
- * batch succeeds only if every one is accepted (202). The routing key is a credential: it comes from the environment, travels only in the
- * request bodies, and is removed from anything the sink hands back.
+ * The PagerDuty sink: PagerDuty's Events API v2 takes one event per request, so a batch of N alerts
+ * is N requests (more when a recovery resolves several alerts), sent in order, and the batch
+ * succeeds only if every one is accepted (202). The routing key is a credential: it comes from the
+ * environment, travels only in the request bodies, and is removed from anything the sink hands
+ * back.
  *
  * A batch that fails part-way is sent again whole by the notifier (at-least-once). The events
  * PagerDuty already accepted are remembered (by alert id, a bounded number), and not sent again

@@ -1,4 +1,6 @@
-/** What an endpoint's `neon_stat_file_cache` is: the extension's, none, or one with other columns. */
+/**
+ * What an endpoint's `neon_stat_file_cache` is: the extension's, none, or one with other columns.
+ */
 export const EXTENSION_MODES = ["installed", "missing", "other_columns"] as const;
 export type ExtensionMode = (typeof EXTENSION_MODES)[number];
 

@@ -102,7 +102,9 @@ export interface FaultSpec {
    * `{endpoint_id}`, `{operation_id}` and `{n}` (a random number) filled in for each failure.
    */
   readonly error?: string | undefined;
-  /** Probability that a matching request (or operation, for the operation kinds) is hit (default 1). */
+  /**
+   * Probability that a matching request (or operation, for the operation kinds) is hit (default 1).
+   */
   readonly rate?: number | undefined;
   /** Number of requests (operations) to hit, after which the fault is spent (default unlimited). */
   readonly count?: number | undefined;

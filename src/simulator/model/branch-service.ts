@@ -10,7 +10,9 @@ import { endpointView, operationView } from "./views.js";
 /** The answer to a deletion of a branch that was deleted before (real API: 204). */
 export const BRANCH_ALREADY_DELETED = Symbol("branch already deleted");
 
-/** `POST /projects/{project_id}/branches` → 201: the real `CreatedBranch` (no roles or databases). */
+/**
+ * `POST /projects/{project_id}/branches` → 201: the real `CreatedBranch` (no roles or databases).
+ */
 export interface CreatedBranchView extends CreatedResources {
   readonly branch: BranchView;
 }

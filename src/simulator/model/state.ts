@@ -30,7 +30,10 @@ export interface ProjectState {
   /** Every endpoint ever created, deleted ones included: operation records point into it. */
   readonly endpoints: EndpointState[];
   readonly log: OperationLog;
-  /** Deleted through the API: it answers 404 and is no longer listed; its log stays readable by `/_sim/truth`. */
+  /**
+   * Deleted through the API: it answers 404 and is no longer listed; its log stays readable by
+   * `/_sim/truth`.
+   */
   deleted: boolean;
 }
 
