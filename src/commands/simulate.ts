@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import {
   DEFAULT_COMPUTE_DATABASE,
   DEFAULT_USER_ID,
+  MAX_HISTORY_SECONDS,
   startSimulator,
   type ComputeHostOptions,
   type KeyOwner,
@@ -164,7 +165,7 @@ export function parseSimulateArgs(
     throw new UsageError("--speed applies to the real clock only");
   }
   const skew = numberFlag("skew", values.skew, 0, 4);
-  const history = integerFlag("history", values.history, 0, 604_800);
+  const history = integerFlag("history", values.history, 0, MAX_HISTORY_SECONDS);
   const computes = computeOptions(values, env);
   const traffic =
     values.traffic === true ||

@@ -12,7 +12,7 @@ export {
   type SimulatorOptions,
 } from "./options.js";
 export type { ClockMode } from "./clock.js";
-export type { TrafficOptions } from "./traffic/options.js";
+export { MAX_HISTORY_SECONDS, type TrafficOptions } from "./traffic/options.js";
 export {
   DEFAULT_COMPUTE_DATABASE,
   SIMULATOR_APPLICATION_NAME,

@@ -114,11 +114,11 @@ describe("the activity strategy", () => {
       {
         poll: (projectId) => {
           polls.set(projectId, (polls.get(projectId) ?? 0) + 1);
-          const { apiNowMs } = read(clock, [], 60);
-          if (projectId === "hot") createdMs ??= apiNowMs;
-          const activityAgesMs =
-            createdMs !== undefined && projectId === "hot" ? [apiNowMs - createdMs] : [];
-          return Promise.resolve({ requests: 1, open: false, activityAgesMs, apiNowMs });
+          const idle = read(clock, [], 60);
+          if (projectId !== "hot") return Promise.resolve({ requests: 1, open: false, ...idle });
+          createdMs ??= idle.apiNowMs;
+          const ages = [idle.apiNowMs - createdMs];
+          return Promise.resolve({ requests: 1, open: false, ...read(clock, ages, 60) });
         },
         listEndpoints: () => Promise.resolve(undefined),
       },

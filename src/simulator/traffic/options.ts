@@ -55,7 +55,7 @@ const DEFAULTS = {
 } as const;
 
 /** The longest history a simulator starts with: a simulated week. */
-const MAX_HISTORY_SECONDS = 604_800;
+export const MAX_HISTORY_SECONDS = 604_800;
 
 const SHARES = [
   "failureShare",
