@@ -89,6 +89,7 @@ export const ENVIRONMENT: readonly {
   },
   { name: "PGCP_STATE_DIR", path: ["state", "dir"] },
   { name: "PGCP_STATE_URL", path: ["state", "url"], parse: (v) => v },
+  { name: "PGCP_STATE_SCHEMA", path: ["state", "schema"], parse: (v) => v },
   { name: "PGCP_LISTEN", path: ["listen"] },
   { name: "PGCP_WEB_CONFIG_FILE", path: ["web", "configFile"], parse: (v) => v },
   { name: "PGCP_POLL_INTERVAL", path: ["poll", "interval"] },

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { ALERT_KINDS } from "../store/index.js";
+import { SCHEMA_NAME_PATTERN } from "../store/postgres-transaction.js";
 import { computeOverrideSchema, computesSchema } from "./computes-schema.js";
 import { durationSchema, parseDuration } from "./duration.js";
 import { unknownKey, type SettingHint, type SettingHints } from "./problems.js";
@@ -119,6 +120,15 @@ const stateSchema = z
     url: z
       .string()
       .regex(/^postgres(ql)?:\/\/\S*$/, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    /**
+     * Postgres store: the schema of its tables, created if missing. Unset: the first schema of
+     * the role's search path. Set here rather than with `options` in the URL, which poolers in
+     * transaction mode refuse.
+     */
+    schema: z
+      .string()
+      .regex(SCHEMA_NAME_PATTERN, "must be a schema name: letters, digits and _, at most 63")
       .optional(),
     /** Postgres store: how long a replica's claim on a project lasts without renewal. */
     leaseDuration: durationSchema.refine((s) => s >= 1, "must be at least 1 second").default(30),
@@ -714,6 +724,7 @@ export const CONFIG_HINTS: SettingHints = {
   listen: { expects: 'a string "host:port"', example: '"0.0.0.0:9700"' },
   "poll.maxInterval": { expects: "auto or a duration", example: '"30m"' },
   "state.url": { expects: "a postgres:// URL", example: '"postgres://pgcp@db.example.com/pgcp"' },
+  "state.schema": { expects: "a schema name", example: "pgcp" },
   "web.configFile": { expects: "a file's path", example: '"/etc/pgcp-exporter/web.yml"' },
   "alerts.link": {
     expects: "a URL with placeholders",

@@ -25,7 +25,7 @@ export interface LeaseInputs {
 export function createLeases(backend: StoreBackend, inputs: LeaseInputs): LeaseManager | undefined {
   if (backend.kind !== "postgres") return undefined;
   return new LeaseManager({
-    pool: backend.store.controlPool,
+    db: backend.store.control,
     replicaId: backend.replicaId,
     leaseMs: backend.leaseMs,
     prepare: () => backend.store.open(),

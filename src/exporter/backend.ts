@@ -45,12 +45,13 @@ export async function storeBackendFrom(
   logger: Logger,
   replicaId: string = defaultReplicaId(),
 ): Promise<StoreBackend> {
-  const { url, leaseDuration, dir } = config.state;
+  const { url, schema, leaseDuration, dir } = config.state;
   if (url === undefined) return { kind: "file", store: new FileStateStore(dir) };
   const { PostgresStateStore } = await import("../store/postgres-store.js");
   const leaseMs = leaseDuration * 1000;
   const store = new PostgresStateStore({
     url,
+    schema,
     archive: config.history === "postgres",
     maxConnections: 6,
     // A paused process cannot hold a lease row's lock for long: the server ends its

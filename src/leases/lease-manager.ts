@@ -30,7 +30,6 @@
  * project's alerts only while it is, so a paused replica that wakes up after its lease ran
  * out sends nothing before it has found out what it still holds.
  */
-import type { Pool } from "pg";
 import type { LeaseLossReason } from "../store/fencing.js";
 import {
   addLeaseRows,
@@ -41,6 +40,7 @@ import {
   releaseLeases,
   renewLeases,
   unregisterReplica,
+  type LeaseDatabase,
 } from "../store/lease-table.js";
 import type { Logger } from "../logger.js";
 import { errorFields } from "../logger.js";
@@ -73,7 +73,8 @@ export interface LeaseObserver {
 }
 
 export interface LeaseManagerOptions {
-  readonly pool: Pool;
+  /** Where the lease statements run (the store's `control`). */
+  readonly db: LeaseDatabase;
   readonly replicaId: string;
   /** How long a lease lasts without renewal. */
   readonly leaseMs: number;
@@ -243,7 +244,7 @@ export class LeaseManager {
     this.#releasing.clear();
     try {
       await this.#release(leases);
-      await unregisterReplica(this.#options.pool, this.replicaId);
+      await unregisterReplica(this.#options.db, this.replicaId);
       this.#log.info(
         { replica: this.replicaId, released: leases.length },
         "leases released for shutdown",
@@ -307,18 +308,18 @@ export class LeaseManager {
     started: number,
     releases: { lease: HeldLease; reason: ReleaseReason }[],
   ): Promise<void> {
-    const { pool } = this.#options;
+    const { db } = this.#options;
     const id = this.replicaId;
     const validUntil = started + this.leaseMs - this.#margin();
     const candidates = this.#candidates;
     // A replica that knows no project yet (its first discovery failed) takes no share: were it
     // counted, the others would leave its share unclaimed.
-    if (candidates.length > 0) await registerReplica(pool, id);
-    else await unregisterReplica(pool, id);
+    if (candidates.length > 0) await registerReplica(db, id);
+    else await unregisterReplica(db, id);
 
     const mine = [...this.#held.values(), ...this.#releasing.values()];
     if (mine.length > 0) {
-      const renewed = await renewLeases(pool, id, mine, this.leaseMs);
+      const renewed = await renewLeases(db, id, mine, this.leaseMs);
       for (const lease of [...this.#held.values()]) {
         if (renewed.has(lease.projectId)) {
           lease.validUntil = validUntil;
@@ -336,9 +337,9 @@ export class LeaseManager {
       }
     }
 
-    await forgetGoneReplicas(pool, this.leaseMs);
-    const live = await liveReplicaIds(pool, this.leaseMs);
-    if (!this.#candidatesSaved && candidates.length > 0) await addLeaseRows(pool, candidates);
+    await forgetGoneReplicas(db, this.leaseMs);
+    const live = await liveReplicaIds(db, this.leaseMs);
+    if (!this.#candidatesSaved && candidates.length > 0) await addLeaseRows(db, candidates);
     // (Unless the list changed meanwhile: then the next heartbeat saves the new one.)
     if (this.#candidates === candidates) this.#candidatesSaved = true;
 
@@ -352,7 +353,7 @@ export class LeaseManager {
     }
 
     if (plan.claim > 0) {
-      const claimed = await claimLeases(pool, id, candidates, plan.claim, this.leaseMs);
+      const claimed = await claimLeases(db, id, candidates, plan.claim, this.leaseMs);
       const now = this.#mono();
       for (const row of claimed) {
         const lease: HeldLease = { ...row, holder: id, validUntil, acquiredAt: now };
@@ -423,7 +424,7 @@ export class LeaseManager {
 
   /** Frees the leases that still name this replica with their token. */
   async #release(leases: readonly Lease[]): Promise<void> {
-    await releaseLeases(this.#options.pool, this.replicaId, leases);
+    await releaseLeases(this.#options.db, this.replicaId, leases);
   }
 
   #emit(): void {

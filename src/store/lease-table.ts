@@ -8,10 +8,10 @@
  * across machines. A renewal or release names the holder and the fencing token of its claim,
  * so it does nothing to a lease that was claimed again since.
  */
-import type { Pool } from "pg";
+import type { Queryable } from "./postgres-transaction.js";
 
-/** Where the statements run: the pool, or one of its clients. */
-export type LeaseDatabase = Pick<Pool, "query">;
+/** Where the statements run: the store's control connections, each a transaction of its own. */
+export type LeaseDatabase = Queryable;
 
 /** A lease as the table knows it: the project and the fencing token of its claim. */
 export interface LeaseRow {

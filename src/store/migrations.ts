@@ -6,7 +6,8 @@
  *
  * Never edit a migration that has shipped: add the next one.
  */
-import type { PoolClient } from "pg";
+import type { ClientBase } from "pg";
+import { quoteIdentifier } from "./postgres-transaction.js";
 
 export interface Migration {
   readonly version: number;
@@ -84,42 +85,44 @@ export class SchemaVersionError extends Error {
 }
 
 /**
- * Applies the missing migrations on `client` (which must not be in a transaction) and returns
- * the versions applied. Safe to run from several processes at once.
+ * Applies the missing migrations on `client`, inside the transaction it is in (begun with the
+ * store's settings, `search_path` among them), and returns the versions applied. Creates
+ * `schema` first when it is named and missing. Safe to run from several processes at once: the
+ * advisory lock is the transaction's, so it works through a pooler in transaction mode too.
  */
 export async function migrate(
-  client: PoolClient,
+  client: ClientBase,
+  schema: string | undefined,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<number[]> {
   const applied: number[] = [];
-  await client.query("BEGIN");
-  try {
-    await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...MIGRATION_LOCK]);
-    await client.query(`
-      CREATE TABLE IF NOT EXISTS pgcp_schema_migrations (
-        version    integer PRIMARY KEY,
-        name       text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    const { rows } = await client.query<{ version: number | null }>(
-      "SELECT max(version) AS version FROM pgcp_schema_migrations",
-    );
-    const current = rows[0]?.version ?? 0;
-    const newest = Math.max(0, ...migrations.map((m) => m.version));
-    if (current > newest) throw new SchemaVersionError(current);
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (migration.version <= current) continue;
-      await client.query(migration.sql);
-      await client.query("INSERT INTO pgcp_schema_migrations (version, name) VALUES ($1, $2)", [
-        migration.version,
-        migration.name,
-      ]);
-      applied.push(migration.version);
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
+  await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...MIGRATION_LOCK]);
+  if (schema !== undefined) {
+    // Looked up first: `CREATE SCHEMA IF NOT EXISTS` needs the right to create schemas even
+    // when the schema exists.
+    const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
+  }
+  await client.query(`
+    CREATE TABLE IF NOT EXISTS pgcp_schema_migrations (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  const { rows } = await client.query<{ version: number | null }>(
+    "SELECT max(version) AS version FROM pgcp_schema_migrations",
+  );
+  const current = rows[0]?.version ?? 0;
+  const newest = Math.max(0, ...migrations.map((m) => m.version));
+  if (current > newest) throw new SchemaVersionError(current);
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= current) continue;
+    await client.query(migration.sql);
+    await client.query("INSERT INTO pgcp_schema_migrations (version, name) VALUES ($1, $2)", [
+      migration.version,
+      migration.name,
+    ]);
+    applied.push(migration.version);
   }
   return applied;
 }

@@ -19,10 +19,13 @@
  * middle of a commit cannot hold it for long: the server ends a transaction that stays idle
  * longer than `idleInTransactionTimeoutMs` (set well under the lease), and with it the lock.
  * Once the process runs again, that commit fails with the server's reason and its connection
- * is dropped (`listenWhileCheckedOut`).
+ * is dropped.
+ *
+ * Every statement runs in a transaction that sets its own timeouts and schema
+ * (`postgres-transaction.ts`), so the store works unchanged through a pooler in transaction mode.
  */
 import pg from "pg";
-import type { ClientBase, Pool, PoolClient } from "pg";
+import type { ClientBase, Pool } from "pg";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import { displayUrl } from "./display-url.js";
 import { describe } from "./fs-primitives.js";
@@ -31,6 +34,12 @@ import type { CommitDetails } from "./commit-details.js";
 import { LeaseLostError, type CommitFence } from "./fencing.js";
 import { migrate } from "./migrations.js";
 import type { ProjectState } from "./project-state.js";
+import {
+  inTransaction,
+  transactionalQueries,
+  type Queryable,
+  type TransactionSettings,
+} from "./postgres-transaction.js";
 import { parseStateDocument } from "./state-document.js";
 import { StateFileError, type StateStore } from "./state-store.js";
 
@@ -47,6 +56,8 @@ export interface PostgresStoreOptions {
   readonly statementTimeoutMs?: number;
   /** How long to wait for a connection (default 10 s). */
   readonly connectTimeoutMs?: number;
+  /** The schema of the store's tables (created if missing); default: the role's search path. */
+  readonly schema?: string | undefined;
   /** Hears errors of idle connections (a restarted server); without it they are ignored. */
   readonly onPoolError?: (error: Error) => void;
 }
@@ -60,9 +71,15 @@ export class PostgresStateStore implements StateStore {
    * behind commits when every connection of `pool` is busy.
    */
   readonly controlPool: Pool;
+  /** Statements on `controlPool`, each in a transaction with the store's settings. */
+  readonly control: Queryable;
+  /** What each transaction sets: its timeouts and the schema. */
+  readonly settings: TransactionSettings;
   /** Where the store is, without credentials (for logs and errors). */
   readonly location: string;
   readonly archive: boolean;
+  /** Statements on `pool`, each in a transaction with the store's settings. */
+  readonly #queries: Queryable;
   #opened: Promise<void> | undefined;
   #isOpen = false;
   #closed = false;
@@ -71,15 +88,21 @@ export class PostgresStateStore implements StateStore {
     // `postgres://host:port/database`: the address without user, password or parameters.
     this.location = displayUrl(options.url, "postgres://(unparsable address)");
     this.archive = options.archive ?? false;
-    const settings = {
+    this.settings = {
+      statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+      idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 10_000,
+      schema: options.schema,
+    };
+    // No startup parameter but the application's name: poolers refuse the others.
+    const connection = {
       connectionString: options.url,
       application_name: "pgcp-exporter",
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      statement_timeout: options.statementTimeoutMs ?? 30_000,
-      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
     };
-    this.pool = new pg.Pool({ ...settings, max: options.maxConnections ?? 4 });
-    this.controlPool = new pg.Pool({ ...settings, max: 2 });
+    this.pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 4 });
+    this.controlPool = new pg.Pool({ ...connection, max: 2 });
+    this.control = transactionalQueries(this.controlPool, this.settings);
+    this.#queries = transactionalQueries(this.pool, this.settings);
     // An idle connection that breaks (the server restarts) must not crash the process.
     for (const pool of [this.pool, this.controlPool]) {
       pool.on("error", (error) => {
@@ -99,18 +122,10 @@ export class PostgresStateStore implements StateStore {
    */
   open(): Promise<void> {
     this.#opened ??= (async () => {
-      const client = await this.pool.connect();
-      const heard = listenWhileCheckedOut(client);
-      let broken: Error | undefined;
-      try {
-        await migrate(client);
-        this.#isOpen = true;
-      } catch (error) {
-        broken = error instanceof Error ? error : new Error(String(error));
-        throw error;
-      } finally {
-        heard.release(broken);
-      }
+      await inTransaction(this.pool, this.settings, (client) =>
+        migrate(client, this.settings.schema),
+      );
+      this.#isOpen = true;
     })().catch((error: unknown) => {
       this.#opened = undefined;
       throw error;
@@ -131,7 +146,7 @@ export class PostgresStateStore implements StateStore {
     let found: { text: string; sequence: string } | undefined;
     try {
       await this.open();
-      const result = await this.pool.query<{ text: string; sequence: string }>(
+      const result = await this.#queries.query<{ text: string; sequence: string }>(
         "SELECT document::text AS text, sequence::text AS sequence FROM pgcp_project_state WHERE project_id = $1",
         [projectId],
       );
@@ -171,7 +186,7 @@ export class PostgresStateStore implements StateStore {
 
   async projects(): Promise<string[]> {
     await this.open();
-    const { rows } = await this.pool.query<{ project_id: string }>(
+    const { rows } = await this.#queries.query<{ project_id: string }>(
       "SELECT project_id FROM pgcp_project_state ORDER BY project_id",
     );
     return rows.map((r) => r.project_id).filter((id) => RESOURCE_ID_PATTERN.test(id));
@@ -191,13 +206,7 @@ export class PostgresStateStore implements StateStore {
     const projectId = state.projectId;
     this.rowFor(projectId);
     await this.open();
-    const client = await this.pool.connect();
-    const heard = listenWhileCheckedOut(client);
-    let broken: Error | undefined;
-    let open = false;
-    try {
-      await client.query("BEGIN");
-      open = true;
+    await inTransaction(this.pool, this.settings, async (client) => {
       if (fence !== undefined) await checkFence(client, projectId, fence);
       const written =
         state.sequence === 1
@@ -232,56 +241,8 @@ export class PostgresStateStore implements StateStore {
       if (this.archive && details !== undefined) {
         await upsertOperations(client, archiveRows(details.ended));
       }
-      await client.query("COMMIT");
-      open = false;
-    } catch (error) {
-      if (open) {
-        await client.query("ROLLBACK").catch((cause: unknown) => {
-          broken = cause instanceof Error ? cause : new Error(String(cause));
-        });
-      }
-      if (!(error instanceof LeaseLostError) && isConnectionError(error)) {
-        broken = error instanceof Error ? error : new Error(String(error));
-      }
-      // pg's "not queryable" says less than the server's reason for ending the connection.
-      throw error instanceof LeaseLostError ? error : (heard.error() ?? error);
-    } finally {
-      heard.release(broken);
-    }
+    });
   }
-}
-
-interface CheckedOut {
-  /** What ended the connection, when the server did (the next query fails with less). */
-  error(): Error | undefined;
-  /** Returns the connection to the pool, or destroys it if it broke. */
-  release(broken: Error | undefined): void;
-}
-
-/**
- * Listens for the errors `client` emits while it is checked out, and releases it. pg's pool
- * stops listening to a connection it lends, and a connection the server ends between two
- * queries emits an error event (the idle-in-transaction timeout ends a transaction whose
- * process was paused: its last answer and the server's notice then arrive together). Nobody
- * hearing it would crash the process. Heard, it fails the next query, and `release` destroys
- * the connection rather than returning it to the pool.
- */
-function listenWhileCheckedOut(client: PoolClient): CheckedOut {
-  let heard: Error | undefined;
-  const listener = (error: Error): void => {
-    heard ??= error;
-  };
-  client.on("error", listener);
-  return {
-    error: () => heard,
-    release(broken) {
-      const error = broken ?? heard;
-      client.release(error);
-      // A sound connection goes back to the pool, which listens to it again; a broken one is
-      // ended, and keeps this listener for whatever it still emits.
-      if (error === undefined) client.off("error", listener);
-    },
-  };
 }
 
 /**
@@ -324,14 +285,4 @@ async function checkFence(client: ClientBase, projectId: string, fence: CommitFe
 /** Validates a stored document; never returns one it cannot vouch for. */
 export function parseStateRow(row: string, text: string, projectId: string): ProjectState {
   return parseStateDocument(text, projectId, { location: row, noun: "the state row" });
-}
-
-/** The connection is unusable (server gone, session ended): do not return it to the pool. */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") {
-    // Class 08: connection exceptions; 57P0x: the server is shutting down or ended the session.
-    return code.startsWith("08") || code.startsWith("57P") || code === "25P03";
-  }
-  return true;
 }

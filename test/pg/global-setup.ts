@@ -11,18 +11,22 @@
  * - Neither possible: the suite fails under `CI=true`, and is skipped elsewhere with a message
  *   naming the Debian package (`postgresql`).
  *
+ * - A real PgBouncer in transaction pooling mode in front of that server (`pgbouncer.ts`), for
+ *   the tests that run the store through a pooler. Without Debian's `pgbouncer` package those
+ *   tests fail under `CI=true`, and are skipped elsewhere with a message naming it.
+ *
  * Each test file makes its own database on the server (`createTestDatabase`).
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, chown, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { freePort } from "../e2e/support/server-process.js";
+import { ownForServer, runAsServer } from "./as-postgres.js";
+import { PGBOUNCER_HINT, startPgBouncer, type PgBouncer } from "./pgbouncer.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,14 +34,18 @@ declare module "vitest" {
     pgAdminUrl: string | undefined;
     /** Why the suite is skipped. */
     pgSkipReason: string | undefined;
+    /** The port of a PgBouncer (transaction pooling) in front of the server. */
+    pgBouncerPort: number | undefined;
+    /** Why the tests through PgBouncer are skipped. */
+    pgBouncerSkipReason: string | undefined;
   }
 }
 
-const run = promisify(execFile);
 const INSTALL_HINT =
   "install the Debian package postgresql (apt-get install postgresql), or set PGCP_TEST_POSTGRES_URL";
 
 let stopCluster: (() => Promise<void>) | undefined;
+let bouncer: PgBouncer | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   const ci = process.env.CI === "true";
@@ -67,9 +75,25 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide("pgAdminUrl", url);
   project.provide("pgSkipReason", reason);
+  let bouncerReason = reason;
+  if (url !== undefined) {
+    try {
+      bouncer = await startPgBouncer({ serverUrl: url });
+      await ping(bouncer.url);
+    } catch (error) {
+      await bouncer?.stop();
+      bouncer = undefined;
+      bouncerReason = `no PgBouncer for the tests: ${error instanceof Error ? error.message : String(error)}; ${PGBOUNCER_HINT}`;
+      if (ci) throw new Error(bouncerReason);
+      console.warn(`\n[test:pg] tests through PgBouncer SKIPPED: ${bouncerReason}\n`);
+    }
+  }
+  project.provide("pgBouncerPort", bouncer?.port);
+  project.provide("pgBouncerSkipReason", bouncerReason);
 }
 
 export async function teardown(): Promise<void> {
+  await bouncer?.stop();
   await stopCluster?.();
 }
 
@@ -99,44 +123,18 @@ function serverBinaries(): string {
   throw new Error("the PostgreSQL server binaries (initdb, pg_ctl) were not found");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
-
 async function startThrowawayCluster(): Promise<{ url: string; stop: () => Promise<void> }> {
   const bin = serverBinaries();
   const dir = await mkdtemp(path.join(tmpdir(), "pgcp-pg-"));
   const data = path.join(dir, "data");
   const log = path.join(dir, "server.log");
   // The server refuses to run as root: run it as `postgres` (Debian's server user).
-  const asRoot = process.getuid?.() === 0;
-  const as = async (file: string, args: string[]) => {
-    if (!asRoot) return run(file, args, { timeout: 60_000 });
-    return run("runuser", ["-u", "postgres", "--", file, ...args], { timeout: 60_000 });
-  };
+  const as = runAsServer;
   const password = randomBytes(12).toString("hex");
   const passwordFile = path.join(dir, "password");
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
-  if (asRoot) {
-    const { stdout } = await run("id", ["-u", "postgres"]).catch(() => {
-      throw new Error("running as root, and there is no postgres user to run the server as");
-    });
-    const { stdout: group } = await run("id", ["-g", "postgres"]);
-    const [uid, gid] = [Number(stdout.trim()), Number(group.trim())];
-    await chown(dir, uid, gid);
-    await chown(passwordFile, uid, gid);
-    await chmod(dir, 0o700);
-  }
+  await ownForServer(dir, passwordFile);
+  await chmod(dir, 0o700);
   try {
     await as(path.join(bin, "initdb"), [
       "-D",

@@ -1,15 +1,22 @@
 /**
  * Project leases between lease managers in one process, each with its own connection pool, on
- * a real server: an even and exclusive split, rebalancing as replicas join and leave (with
+ * a real server, directly and through a real PgBouncer in transaction pooling mode: an even and exclusive split, rebalancing as replicas join and leave (with
  * the drain before every handover), and a replica cut off from the database, which must stop
  * trusting its leases (and so stop delivering alerts) before any other replica can claim them.
  */
 import pg from "pg";
+import { transactionalQueries } from "../../src/store/postgres-transaction.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LeaseManager, fairShare, type LeaseObserver } from "../../src/leases/index.js";
 import { createLogger } from "../../src/logger.js";
 import { sleep, waitFor } from "../support/wait.js";
-import { createMigratedDatabase, describePg, type TestDatabase } from "./support.js";
+import {
+  createMigratedDatabase,
+  describePg,
+  PG_ROUTES,
+  routed,
+  type TestDatabase,
+} from "./support.js";
 
 const LEASE_MS = 1500;
 const PROJECTS = Array.from({ length: 10 }, (_, i) => `p-${String(i).padStart(2, "0")}`);
@@ -23,7 +30,7 @@ interface Replica {
   readonly drains: { project: string; stillHeld: boolean }[];
 }
 
-describePg("project leases", () => {
+describePg.each(PG_ROUTES)("project leases (%s)", (route) => {
   let db: TestDatabase;
   const replicas: Replica[] = [];
   const logger = createLogger("silent");
@@ -41,7 +48,7 @@ describePg("project leases", () => {
   });
 
   const startReplica = async (id: string, candidates = PROJECTS): Promise<Replica> => {
-    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    const pool = new pg.Pool({ connectionString: routed(db.url, route), max: 2 });
     pool.on("error", () => undefined);
     const events: Replica["events"] = [];
     const drains: Replica["drains"] = [];
@@ -53,7 +60,7 @@ describePg("project leases", () => {
       lost: (project, reason) => events.push({ kind: "lost", project, reason, at: Date.now() }),
     };
     const manager = new LeaseManager({
-      pool,
+      db: transactionalQueries(pool, { statementTimeoutMs: 5000, idleInTransactionTimeoutMs: 500 }),
       replicaId: id,
       leaseMs: LEASE_MS,
       logger,

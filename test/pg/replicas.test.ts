@@ -2,7 +2,8 @@
  * Scale-out end to end: three replicas of the real daemon (`node dist/cli.js run`) share the
  * projects of one simulator through one Postgres (`PGCP_STATE_URL`, leases of 3 s, the
  * operations archive on), while traffic runs and failures are scripted that a webhook must
- * receive. Nothing of ours is mocked: the test sees the database, the receiver, `/metrics` and
+ * receive. It runs twice: on a direct connection, and through a real PgBouncer in transaction
+ * pooling mode, whose few server connections the replicas share. Nothing of ours is mocked: the test sees the database, the receiver, `/metrics` and
  * the logs.
  *
  *  1. The replicas split the nine projects 3/3/3; each exports exactly the projects it holds.
@@ -52,6 +53,8 @@ import {
   createMigratedDatabase,
   readStates,
   describePg,
+  PG_ROUTES,
+  routed,
   type TestDatabase,
 } from "./support.js";
 
@@ -76,7 +79,7 @@ interface Replica {
   resumedAt?: number;
 }
 
-describePg("three replicas sharing one Postgres", () => {
+describePg.each(PG_ROUTES)("three replicas sharing one Postgres (%s)", (route) => {
   let db: TestDatabase;
   let sim: TestSimulator;
   let hook: Receiver;
@@ -165,7 +168,11 @@ describePg("three replicas sharing one Postgres", () => {
         api: { url: sim.apiUrl, ...UNTHROTTLED_API, maxAttempts: 1, timeout: 5 },
         projects: "all",
         discoveryInterval: 2,
-        state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
+        state: {
+          dir: path.join(dir, "unused"),
+          url: routed(db.url, route),
+          leaseDuration: LEASE_SECONDS,
+        },
         history: "postgres",
         poll: { ...QUICK_POLL, jitter: 0, ...SMALL_PAGES, maxPagesPerPoll: 3 },
         stuck: NEVER_STUCK,

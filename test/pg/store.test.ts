@@ -2,8 +2,11 @@
  * The Postgres state store against a real server: versioned migrations (also from several
  * processes at once), the same load and validation rules as the file store, commits that
  * build only on the sequence they expect, fencing by lease (holder, token, expiry by the
- * database's clock), the operations archive written in the same transaction as the state, and
- * a transaction the server ends while the process is paused.
+ * database's clock), the operations archive written in the same transaction as the state, a
+ * transaction the server ends while the process is paused, and a schema of its own. Each runs
+ * directly and through a real PgBouncer in transaction pooling mode (sharing a few server
+ * connections between all the clients: no session state may leak between transactions), and
+ * the store also lives through a pooler that closes idle connections.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
@@ -18,7 +21,15 @@ import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from "../../src/store/
 import { PostgresStateStore } from "../../src/store/postgres-store.js";
 import { emptyTotals } from "../../src/sync/index.js";
 import { neverPollingSync } from "../support/never-polling-sync.js";
-import { createTestDatabase, describePg, type TestDatabase } from "./support.js";
+import { startPgBouncer } from "./pgbouncer.js";
+import {
+  createTestDatabase,
+  describePg,
+  PG_ADMIN_URL,
+  PG_ROUTES,
+  routed,
+  type TestDatabase,
+} from "./support.js";
 
 function state(projectId: string, sequence = 1, watermarkSecond = 1_700_000_000): ProjectState {
   return {
@@ -65,11 +76,13 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describePg("the Postgres state store", () => {
+describePg.each(PG_ROUTES)("the Postgres state store (%s)", (route) => {
   let db: TestDatabase;
   const stores: PostgresStateStore[] = [];
-  const storeOf = (options: { archive?: boolean; idleInTransactionTimeoutMs?: number } = {}) => {
-    const store = new PostgresStateStore({ url: db.url, ...options });
+  const storeOf = (
+    options: { archive?: boolean; idleInTransactionTimeoutMs?: number; schema?: string } = {},
+  ) => {
+    const store = new PostgresStateStore({ url: routed(db.url, route), ...options });
     stores.push(store);
     return store;
   };
@@ -114,7 +127,7 @@ describePg("the Postgres state store", () => {
         "CREATE TABLE pgcp_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
       );
       await newer.query("INSERT INTO pgcp_schema_migrations (version, name) VALUES (99, 'future')");
-      const store = new PostgresStateStore({ url: newer.url });
+      const store = new PostgresStateStore({ url: routed(newer.url, route) });
       try {
         const error = await rejection(store.open());
         expect(error).toBeInstanceOf(SchemaVersionError);
@@ -373,7 +386,55 @@ describePg("the Postgres state store", () => {
     );
     expect((await archive()).map((r) => r.operation_id)).not.toContain("op-7");
   });
+
+  it("keeps its tables in the schema it is given, creating it, and leaves the others alone", async () => {
+    const store = storeOf({ schema: "pgcp_own" });
+    await store.open();
+    await store.commit(state("p-s", 1));
+    expect(await store.load("p-s")).toEqual(state("p-s", 1));
+    const tables = await db.query<{ table_schema: string }>(
+      `SELECT DISTINCT table_schema FROM information_schema.tables
+        WHERE table_name = 'pgcp_project_state' ORDER BY table_schema`,
+    );
+    // The other tests' store is in public; this one's row is in its own schema alone.
+    expect(tables.map((t) => t.table_schema)).toEqual(["pgcp_own", "public"]);
+    const own = await db.query("SELECT project_id FROM pgcp_own.pgcp_project_state");
+    expect(own).toEqual([{ project_id: "p-s" }]);
+    expect(await storeOf().load("p-s")).toBeUndefined();
+    // A second store on the same schema finds it migrated and reads the row.
+    expect(await storeOf({ schema: "pgcp_own" }).load("p-s")).toEqual(state("p-s", 1));
+  });
 });
+
+describePg.runIf(PG_ROUTES.includes("pgbouncer"))(
+  "the Postgres state store, through a pooler that closes idle connections",
+  () => {
+    it("commits and loads after its connections were closed while idle", async () => {
+      const db = await createTestDatabase("pgcp_idle");
+      const bouncer = await startPgBouncer({
+        serverUrl: PG_ADMIN_URL ?? "",
+        clientIdleTimeoutS: 1,
+      });
+      const store = new PostgresStateStore({ url: bouncer.urlOf(db.url) });
+      try {
+        await store.commit(state("p-idle", 1));
+        // Idle past the pooler's timeout: every connection of the store's pools is closed. The
+        // first time the event loop runs meanwhile and hears the closes; the second time it is
+        // busy (a long collection, a starved container), so the commit finds its connection
+        // closed only when it uses it.
+        await new Promise((resolve) => setTimeout(resolve, 1600));
+        await store.commit(state("p-idle", 2));
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1600);
+        await store.commit(state("p-idle", 3));
+        expect((await store.load("p-idle"))?.sequence).toBe(3);
+      } finally {
+        await store.close();
+        await bouncer.stop();
+        await db.drop();
+      }
+    });
+  },
+);
 
 function fence(holder: string, token: number) {
   return { holder, token };

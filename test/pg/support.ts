@@ -18,6 +18,26 @@ export const PG_SKIP_REASON = inject("pgSkipReason");
 export const describePg: typeof describe =
   PG_ADMIN_URL === undefined ? (describe.skip as typeof describe) : describe;
 
+const PG_BOUNCER_PORT = inject("pgBouncerPort");
+
+/** How a test reaches the server: directly, or through PgBouncer in transaction mode. */
+export type PgRoute = "direct" | "pgbouncer";
+
+/** The routes the suite can take here (PgBouncer only when the global setup started one). */
+export const PG_ROUTES: readonly PgRoute[] =
+  PG_BOUNCER_PORT === undefined ? ["direct"] : ["direct", "pgbouncer"];
+
+/** `url` (a database of the suite's server) by `route`: through PgBouncer, its port instead. */
+export function routed(url: string, route: PgRoute): string {
+  if (route === "direct") return url;
+  if (PG_BOUNCER_PORT === undefined) {
+    throw new Error(inject("pgBouncerSkipReason") ?? "no PgBouncer for the tests");
+  }
+  const through = new URL(url);
+  through.port = String(PG_BOUNCER_PORT);
+  return through.toString();
+}
+
 export interface TestDatabase {
   readonly url: string;
   readonly name: string;
