@@ -1,7 +1,8 @@
 /**
  * `pgcp-exporter check-config`: validates the configuration (file, environment, flags) and the
- * sinks' secrets, prints what it would run with, and with `--connect` checks the API key and
- * each project with one request. Exit codes: 0 valid (and reachable), 1 a connection check
+ * sinks' secrets, prints what it would run with, and with `--connect` checks the Postgres state
+ * store (its credentials, schema version and rights, writing nothing), the API key and each
+ * project with one request. Exit codes: 0 valid (and reachable), 1 a connection check
  * failed, 2 the configuration is invalid.
  */
 import { formatWall, windowState } from "../alerts/index.js";
@@ -21,13 +22,15 @@ import { isNotFound, rootAnswersNotFound, wrongBaseUrl } from "./api-address.js"
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./command.js";
 import { systemClock } from "../clock.js";
+import { createLogger } from "../logger.js";
 
 const HELP = `usage: pgcp-exporter check-config [options] [--connect]
 
 Validates the configuration and prints a summary; every problem is listed by its path.
 
 options:
-  --connect            also check the API key and each project with one request
+  --connect            also check the state store (Postgres: credentials, schema version,
+                       rights), the API key and each project with one request
 ${CONFIG_FLAGS_HELP}`;
 
 export const checkConfigCommand: Command = {
@@ -64,6 +67,9 @@ export const checkConfigCommand: Command = {
     if (loaded.flags.connect !== true) return 0;
 
     let failures = 0;
+    if (config.state.url !== undefined) {
+      failures += await checkStateStore(config, (line) => out(`  ${line}`));
+    }
     for (const account of accounts) {
       const client = createApiClient({
         apiKey: account.key,
@@ -82,6 +88,28 @@ export const checkConfigCommand: Command = {
     return failures === 0 ? 0 : 1;
   },
 };
+
+/**
+ * Connects to the Postgres store and checks, without writing, its schema's version and the
+ * role's rights; returns 1 when it cannot be used.
+ */
+async function checkStateStore(config: Config, out: (line: string) => void): Promise<number> {
+  const { storeBackendFrom } = await import("../exporter/index.js");
+  const { checkPostgresStore } = await import("../store/postgres-problems.js");
+  const backend = await storeBackendFrom(config, createLogger("silent"), "check-config");
+  if (backend.kind !== "postgres") return 0;
+  try {
+    const checked = await checkPostgresStore(backend.store);
+    if (checked.ok) {
+      out(`ok      state store ${backend.store.location}: ${checked.summary}`);
+      return 0;
+    }
+    out(`FAILED  state store ${checked.problem.message}`);
+    return 1;
+  } finally {
+    await backend.store.close();
+  }
+}
 
 /** `p1, p2; all (discovered); orgs org-a, org-b (discovered)`. */
 function describeProjects(projects: AccountProjects | undefined): string {

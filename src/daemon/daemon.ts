@@ -18,6 +18,7 @@ import {
 import type { LeaseManager } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { StateDirectoryInUseError, type StateStore } from "../store/index.js";
+import { isRefusal, storeProblem } from "../store/postgres-problems.js";
 import type { NudgeResult } from "../scheduler/index.js";
 import type { ProjectSync } from "../sync/index.js";
 import type { DaemonAccount } from "./account-runner.js";
@@ -215,7 +216,14 @@ async function openStore(
   } catch (error) {
     // Another live process holds the state directory: fatal, before anything is polled.
     if (error instanceof StateDirectoryInUseError) throw error;
-    // Keep running: every commit will fail and be reported until the directory is fixed.
+    if (backend.kind === "postgres") {
+      // Refused credentials, no such database, no rights, a newer build's schema: nothing will
+      // ever be committed until an operator acts, so the start fails, naming the cause.
+      const problem = storeProblem(error, backend.store.location);
+      if (isRefusal(problem)) throw new Error(`the state store is refused: ${problem.message}`);
+    }
+    // Keep running: every commit will fail and be reported until the store can be used (an
+    // unreachable server may come up; the lease heartbeats try again).
     log.error(errorFields(error), "state store cannot be opened; commits will fail until it can");
   }
   if (ready === undefined) return;
