@@ -1,5 +1,5 @@
 /**
- * Which of a poll's transitions get a log line of their own at info. Every failure, retry,
+ * Which of a poll's transitions get a log line of their own at info, and what it says. Every failure, retry,
  * stuck operation and recovery does. Operations that ended otherwise (finished, cancelled,
  * skipped) do too, unless one poll brings more than `limit` of them, as a catch-up or a
  * backfill does: then they are counted in one summary line, and logged one by one at debug.
@@ -61,13 +61,27 @@ function logged(t: Transition): boolean {
   return t.kind !== "new" && t.kind !== "status_changed";
 }
 
-/** The fields of one transition's log line. */
-export function transitionFields(projectId: string, t: Transition): Record<string, string> {
-  return {
+/**
+ * The fields of one transition's log line. An ending names the status it arrived at, which is
+ * not always the operation's status now: a failure inferred between two polls (from its
+ * failures count, the operation retried and running or finished since) is logged as `failed`,
+ * with the arrivals it stands for (`count`) and the status seen now (`now`).
+ */
+export function transitionFields(
+  projectId: string,
+  t: Transition,
+): Record<string, string | number> {
+  const fields = {
     project: projectId,
     operation: t.op.id,
     action: t.op.action,
-    status: t.op.status,
+    status: t.kind === "ended" ? t.status : t.op.status,
     transition: t.kind,
+  };
+  if (t.kind !== "ended") return fields;
+  return {
+    ...fields,
+    ...(t.count > 1 ? { count: t.count } : {}),
+    ...(t.status !== t.op.status ? { now: t.op.status } : {}),
   };
 }

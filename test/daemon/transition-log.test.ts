@@ -68,6 +68,62 @@ describe("which transitions get a line of their own", () => {
   });
 });
 
+describe("a failure between two polls", () => {
+  let sim: TestSimulator;
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it("is logged as failed, though the operation was retried and finished since", async () => {
+    sim = await startTestSimulator();
+    const created = await sim.sim.createProject({ availability_checks: false });
+    const projectId = created.project.id;
+    const branchId = created.branches[0]?.id ?? "";
+    const e = await startTestExporter({
+      api: { url: sim.apiUrl, key: sim.apiKey },
+      projects: [projectId],
+      state: { dir: await tempDir() },
+      poll: { interval: 3600, jitter: 0 },
+    });
+    try {
+      await waitFor(
+        "the first poll",
+        async () => (await e.value("pgcp_project_up", { project: projectId })) === 1 || undefined,
+      );
+      // Fails twice and finishes, all between two polls.
+      const op = await sim.sim.scriptOperation({
+        project_id: projectId,
+        branch_id: branchId,
+        action: "create_branch",
+        steps: [
+          { status: "running", after_seconds: 0 },
+          { status: "failed", after_seconds: 1, error: "storage unavailable" },
+          { status: "running", after_seconds: 2 },
+          { status: "failed", after_seconds: 3, error: "storage unavailable" },
+          { status: "running", after_seconds: 4 },
+          { status: "finished", after_seconds: 5 },
+        ],
+      });
+      await sim.sim.advance(10);
+      const nudged = await fetch(`${e.exporter.server.url}/-/nudge?project=${projectId}`, {
+        method: "POST",
+      });
+      expect(nudged.status).toBe(202);
+      const lines = await waitFor("the operation's lines", () => {
+        const found = e.logs.lines().filter((l) => l.operation === op.id);
+        return found.some((l) => l.status === "finished") ? found : undefined;
+      });
+      const ended = lines.filter((l) => l.msg === "operation ended");
+      expect(ended.map((l) => [l.status, l.count, l.now])).toEqual([
+        ["failed", 2, "finished"],
+        ["finished", undefined, undefined],
+      ]);
+    } finally {
+      await e.stop();
+    }
+  });
+});
+
 describe("transition log lines", () => {
   let sim: TestSimulator;
   let projectId: string;
