@@ -1,26 +1,34 @@
 /**
- * Alerts: the rules that turn transitions into alerts and route them to sinks (`rules.ts`), the
- * compute probe's advice as an alert (`advice.ts`), platform incidents (failures of one action in
- * one region across many projects: the pure rules in `incidents.ts`, the desk that tells the sinks
- * in `incident-desk.ts`), the notifier that drains the durable outboxes (`notifier.ts`, deciding
- * with `delivery-plan.ts`), the sinks (Slack, webhook, PagerDuty, Alertmanager), and when a
- * silence's window is open (`silence-window.ts`, over the wall clocks of `zone-clock.ts`). The
- * alert record and the outbox's bookkeeping are part of the state document, in `store/`.
+ * Alerts, in three rooms (a room imports only the rooms before it):
+ *
+ * - `rules/`: pure decisions: the rules that turn transitions into alerts and route them to
+ *   sinks (`rules.ts`), the compute probe's advice as an alert (`advice.ts`), platform incidents
+ *   (failures of one action in one region across many projects, `incidents.ts`), names beside
+ *   ids (`names.ts`), and when a silence's window is open (`silence-window.ts`, over the wall
+ *   clocks of `zone-clock.ts`);
+ * - `sinks/`: the integrations (Slack, webhook, PagerDuty, Alertmanager), each one attempt per
+ *   call, and what a sink is (`sink.ts`);
+ * - `pipeline/`: delivery: the notifier draining the durable outboxes through one lane per sink
+ *   (`notifier.ts`, `sink-lane.ts`, the stages of `lane-stages.ts`, deciding with
+ *   `delivery-plan.ts`), and the incident desk that raises platform incidents.
+ *
+ * `setup.ts` builds them from the configuration. The alert record and the outbox's bookkeeping
+ * are part of the state document, in `store/`.
  */
-export * from "./alert.js";
-export * from "./rules.js";
-export * from "./delivery-plan.js";
-export { isActive, windowState, type WindowState } from "./silence-window.js";
-export { formatWall } from "./zone-clock.js";
+export * from "./sinks/sink.js";
+export * from "./rules/rules.js";
+export * from "./pipeline/delivery-plan.js";
+export { isActive, windowState, type WindowState } from "./rules/silence-window.js";
+export { formatWall } from "./rules/zone-clock.js";
 export {
   Notifier,
   type NotifierObserver,
   type NotifierOptions,
   type OutboxOwner,
-} from "./notifier.js";
+} from "./pipeline/notifier.js";
 export { alertHook, alertRouter, createSinks } from "./setup.js";
-export { withNames } from "./names.js";
-export * from "./incidents.js";
-export { IncidentDesk, type IncidentDeskOptions } from "./incident-desk.js";
+export { withNames } from "./rules/names.js";
+export * from "./rules/incidents.js";
+export { IncidentDesk, type IncidentDeskOptions } from "./pipeline/incident-desk.js";
 export { INCIDENT_HOLD } from "./setup.js";
-export { adviceAlert, adviceSummary, type AdviceInput } from "./advice.js";
+export { adviceAlert, adviceSummary, type AdviceInput } from "./rules/advice.js";

@@ -6,12 +6,12 @@ import type { Config, ResolvedSink } from "../config/index.js";
 import type { AlertContext, NameLookup, RoutedAlerts } from "../sync/index.js";
 import type { Transition } from "../sync/transitions.js";
 import type { Alert, IncidentMark, OutboxEntry } from "../store/index.js";
-import type { IncidentDesk } from "./incident-desk.js";
-import type { Sink } from "./alert.js";
-import type { SinkPolicy } from "./delivery-plan.js";
-import { withNames } from "./names.js";
-import { alertsFrom, routeAlerts, type SinkRoute } from "./rules.js";
-import { isActive } from "./silence-window.js";
+import type { IncidentDesk } from "./pipeline/incident-desk.js";
+import type { Sink } from "./sinks/sink.js";
+import type { SinkPolicy } from "./pipeline/delivery-plan.js";
+import { withNames } from "./rules/names.js";
+import { alertsFrom, routeAlerts, type SinkRoute } from "./rules/rules.js";
+import { isActive } from "./rules/silence-window.js";
 import {
   createAlertmanagerSink,
   createPagerDutySink,

@@ -1,8 +1,8 @@
 /**
  * Five-field cron expressions (`minute hour day-of-month month day-of-week`), as a recurring
  * silence's `cron` says when its window opens: read by node-cron's parser into plain sets of
- * values, and matched against a wall-clock time. Pure; no time zone here (`alerts/zone-clock.ts`
- * has those, and `alerts/silence-window.ts` turns matches into instants, across summer time).
+ * values, and matched against a wall-clock time. Pure; no time zone here (`alerts/rules/zone-clock.ts`
+ * has those, and `alerts/rules/silence-window.ts` turns matches into instants, across summer time).
  *
  * Each field is `*`, a value, a range `a-b` (one that wraps, `fri-mon`, runs through the end),
  * a step `*\/n` or `a-b/n`, or a list of these separated by commas. Months may be written

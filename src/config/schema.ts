@@ -509,7 +509,7 @@ export const configSchema = z
     /**
      * Platform incidents: failures of one action, in one region, with the same error once ids
      * and numbers are taken out, across at least `minProjects` projects within `window`, are
-     * alerted as one incident (`alerts/incidents.ts`).
+     * alerted as one incident (`alerts/rules/incidents.ts`).
      */
     incidents: incidentsSchema.default(incidentsSchema.parse({})),
     /**

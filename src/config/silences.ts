@@ -3,7 +3,7 @@
  * has match conditions (as a routing rule's), optionally the sinks it covers, and exactly one
  * window: a one-off (`start`, `end`) or a recurring one (`cron`, `duration`, `timezone`).
  * Parsed here into a shape where a silence is one or the other, never half of each; when a
- * window is active is decided in `alerts/silence-window.ts`.
+ * window is active is decided in `alerts/rules/silence-window.ts`.
  */
 import { z } from "zod";
 import { ALERT_KINDS, type AlertKind } from "../store/index.js";

@@ -11,8 +11,8 @@ import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./tra
 export interface EffectTargets {
   readonly notify: Required<DaemonObserver>;
   readonly logger: Logger;
-  /** New alerts are in an outbox: the notifier should look now. */
-  readonly deliver: () => void;
+  /** New alerts are in the project's outbox: the notifier should look now. */
+  readonly deliver: (projectId: string) => void;
   /** A commit was fenced: this replica no longer holds the project (`fencedCommits`). */
   readonly fenced: (projectId: string, error: LeaseLostError, what: string) => void;
 }
@@ -42,7 +42,7 @@ export function effectsApplier(
           break;
       }
     }
-    if (effects.deliver) targets.deliver();
+    if (effects.deliver) targets.deliver(projectId);
     if (effects.transitions !== undefined) logTransitions(log, projectId, effects.transitions);
     for (const line of effects.logs) log[line.level](line.fields, line.message);
     if (effects.leaseLost !== undefined) {

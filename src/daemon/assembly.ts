@@ -188,8 +188,8 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     projects: (): Iterable<OutboxOwner> => roster.owners(),
     route: () => route,
     projectName: (projectId) => deps.names?.projectName(projectId),
-    raised: () => {
-      deliver();
+    raised: (projectId) => {
+      deliver(projectId);
     },
     logger,
     clock,
@@ -200,6 +200,9 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
     pollOptions: pollOptionsFrom(config, deps.sinks, deps.names, incidents),
     outboxLimit: config.alerts.outboxLimit,
+    outboxHasWork: (projectId) => {
+      deliver(projectId);
+    },
     outboxCommitted: (projectId, state) => {
       notify.outboxChanged(projectId, state);
     },
@@ -216,8 +219,8 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     observer: deps.notifierObserver,
     names: deps.names,
   });
-  const deliver = () => {
-    delivery.notifier.tick();
+  const deliver = (projectId: string) => {
+    delivery.notifier.wake(projectId);
   };
   const apply = effectsApplier({ notify, logger, deliver, fenced });
   /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
@@ -257,7 +260,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     const dropped = await roster.addAlerts(projectId, routed.entries, nowMs);
     if (dropped === undefined) return;
     if (dropped.length > 0) notify.alertsDropped(projectId, dropped.length);
-    deliver();
+    deliver(projectId);
   };
   const setAlertRouting = (next: Config, sinks: readonly ResolvedSink[]) => {
     route = alertRouter(next, sinks, deps.names);

@@ -33,6 +33,7 @@ export class Delivery {
     this.#sinks = inputs.sinks;
     this.notifier = new Notifier({
       sinks: createSinks(inputs.sinks, inputs.alerts),
+      owner: (projectId) => inputs.roster.owner(projectId),
       projects: () => inputs.roster.owners(),
       logger: inputs.logger,
       clock: inputs.clock,

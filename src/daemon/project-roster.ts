@@ -37,6 +37,8 @@ export interface RosterOptions {
   readonly leaseValid: (projectId: string, token: number) => boolean;
   readonly pollOptions: PollOptions;
   readonly outboxLimit: number;
+  /** After a step, the project's outbox holds alerts or a firing set: the notifier looks. */
+  readonly outboxHasWork: (projectId: string) => void;
   /** The notifier committed a change to a project's outbox. */
   readonly outboxCommitted: (projectId: string, state: ProjectState) => void;
   /** A commit of the notifier's was refused: the project's lease is lost. */
@@ -83,6 +85,11 @@ export class ProjectRoster {
   /** What the notifier drains: each project's outbox, while its lease is valid. */
   *owners(): IterableIterator<OutboxOwner> {
     for (const watched of this.#projects.values()) yield watched.owner;
+  }
+
+  /** A watched project's outbox, as the notifier drains it. */
+  owner(projectId: string): OutboxOwner | undefined {
+    return this.#projects.get(projectId)?.owner;
   }
 
   /** Polls from the next one on with `options` (a reload). */
@@ -138,6 +145,12 @@ export class ProjectRoster {
       return await step;
     } finally {
       if (this.#inFlight.get(projectId) === step) this.#inFlight.delete(projectId);
+      // Alerts raised now, or left pending by a run before (a state just loaded, a lease
+      // valid again): the notifier is told, and looks at this project alone.
+      const state = watched.sync.state;
+      if (state !== undefined && (state.outbox.length > 0 || (state.firing?.length ?? 0) > 0)) {
+        this.options.outboxHasWork(projectId);
+      }
     }
   }
 

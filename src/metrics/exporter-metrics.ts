@@ -5,7 +5,7 @@
 import { Registry } from "prom-client";
 import type { ApiClientEvents } from "../api/index.js";
 import type { DaemonObserver, ProjectView } from "../sync/index.js";
-import type { NotifierObserver } from "../alerts/notifier.js";
+import type { NotifierObserver } from "../alerts/pipeline/notifier.js";
 import type { LeaseObserver } from "../leases/index.js";
 import { apiEventCounters } from "./events/api.js";
 import { notifierCounters } from "./events/notifier.js";

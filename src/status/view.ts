@@ -26,7 +26,7 @@
  * names only, the API URL without credentials or query, and free texts from outside (operation
  * errors, poll errors) pass through a redactor that knows the secrets, as a last line of defence.
  */
-import { windowState } from "../alerts/silence-window.js";
+import { windowState } from "../alerts/rules/silence-window.js";
 import { displayUrl } from "../config/display-url.js";
 import type { SilenceConfig, SilenceWindow } from "../config/silences.js";
 import { isEndStatus, maxConnectionsFor } from "../contract/index.js";
@@ -241,7 +241,7 @@ export interface AccountSource {
 
 /**
  * An open platform incident: failures of one action, in one region, with one error class, across
- * many projects (`alerts/incidents.ts`), as the project carrying it committed it.
+ * many projects (`alerts/rules/incidents.ts`), as the project carrying it committed it.
  */
 export interface IncidentView {
   readonly id: string;

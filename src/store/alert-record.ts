@@ -1,8 +1,8 @@
 /**
  * The alert record: what a person is told about an operation, as the project's state document
- * keeps it in the durable outbox until every sink has it. The alert rules (`alerts/rules.ts`)
+ * keeps it in the durable outbox until every sink has it. The alert rules (`alerts/rules/rules.ts`)
  * build it from the sync engine's transitions; each sink renders it in its own format. A
- * `compute_advice` alert is about an endpoint's compute, not an operation (`alerts/advice.ts`):
+ * `compute_advice` alert is about an endpoint's compute, not an operation (`alerts/rules/advice.ts`):
  * its `operationId` and `action` are empty, its `status` is the reason, and `advice` says more.
  */
 import { z } from "zod";
@@ -53,7 +53,7 @@ export type IncidentState = (typeof INCIDENT_STATES)[number];
 
 /**
  * For `platform_incident`: failures of one action, in one region, with one normalised error,
- * across many projects (`alerts/incidents.ts`). Each alert of an incident (opened, each update,
+ * across many projects (`alerts/rules/incidents.ts`). Each alert of an incident (opened, each update,
  * resolved) carries the same `id`.
  */
 export const incidentSchema = z.object({

@@ -1,5 +1,5 @@
 /**
- * What a project's state document keeps of platform incidents (`alerts/incidents.ts`), committed
+ * What a project's state document keeps of platform incidents (`alerts/rules/incidents.ts`), committed
  * with the rest of the state so that incidents survive restarts, `kill -9` and a takeover:
  *
  * - `marks`: the project's recent failures that may group into an incident, each with the

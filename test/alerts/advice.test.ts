@@ -1,5 +1,5 @@
 /**
- * The `compute_advice` alert (src/alerts/advice.ts): one per endpoint, reason and compute
+ * The `compute_advice` alert (src/alerts/rules/advice.ts): one per endpoint, reason and compute
  * start, with a stable id; taken only by a sink whose `match` names the kind (and silenced as
  * any alert); and rendered by every kind of sink without an operation.
  */

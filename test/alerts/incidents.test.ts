@@ -15,7 +15,7 @@ import {
   type IncidentSettings,
   type Placed,
   type ProjectIncidents,
-} from "../../src/alerts/incidents.js";
+} from "../../src/alerts/rules/incidents.js";
 import type { IncidentKey, IncidentMark, IncidentRecord } from "../../src/store/index.js";
 
 const settings: IncidentSettings = { windowMs: 600_000, minProjects: 5 };

@@ -17,10 +17,14 @@ import {
   type AlertHistory,
   type AlertRulesOptions,
   type SinkRoute,
-} from "../../src/alerts/rules.js";
+} from "../../src/alerts/rules/rules.js";
 import type { AlertedTo } from "../../src/sync/index.js";
 import { acknowledge, addToOutbox, alertForSink, deadLetter } from "../../src/store/index.js";
-import { nextBatch, retryDelayMs, type SinkPolicy } from "../../src/alerts/delivery-plan.js";
+import {
+  nextBatch,
+  retryDelayMs,
+  type SinkPolicy,
+} from "../../src/alerts/pipeline/delivery-plan.js";
 import type { Transition } from "../../src/sync/transitions.js";
 import { FAILED_OPERATION } from "./support/failed-operation.js";
 

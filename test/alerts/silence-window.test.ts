@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cronMatches, parseCron } from "../../src/config/cron.js";
 import type { OneOffWindow, RecurringWindow } from "../../src/config/silences.js";
-import { isActive, windowState } from "../../src/alerts/silence-window.js";
-import { instantOf, offsetAt, wallAt } from "../../src/alerts/zone-clock.js";
+import { isActive, windowState } from "../../src/alerts/rules/silence-window.js";
+import { instantOf, offsetAt, wallAt } from "../../src/alerts/rules/zone-clock.js";
 
 const MIN = 60_000;
 const HOUR = 3_600_000;

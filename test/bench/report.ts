@@ -192,6 +192,29 @@ export function report(r: Results): string {
         ),
     );
   }
+  if (r.delivery !== undefined) {
+    parts.push(
+      `### 7. The delivery loop at rest\n\n` +
+        table(
+          [
+            "projects",
+            "window, s (least of 3)",
+            "outbox looks per s: at rest / rescan every 250 ms",
+            "CPU, ms: floor / notifier at rest / rescan",
+            "at rest over rescan (CPU)",
+            "alert to receiver p50 / p90, ms",
+          ],
+          r.delivery.map((p) => [
+            n(p.projects),
+            n(p.windowSeconds),
+            `${n(p.looksPerSecond.atRest)} / ${n(p.looksPerSecond.rescan)}`,
+            `${n(p.cpuMs.floor)} / ${n(p.cpuMs.notifierAtRest)} / ${n(p.cpuMs.rescanBaseline)}`,
+            n(p.atRestOverRescan),
+            `${n(p.sendMs.p50)} / ${n(p.sendMs.p90)}`,
+          ]),
+        ),
+    );
+  }
   return `${parts.join("\n\n")}\n`;
 }
 

@@ -23,8 +23,17 @@ import { measureFleet, type FleetRun } from "./scenarios/fleet.js";
 import { measureScrape, type ScrapePoint } from "./scenarios/scrape.js";
 import { measureSkewedFleet, type SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import { measureState, type StatePoint } from "./scenarios/state.js";
+import { measureDelivery, type DeliveryPoint } from "./scenarios/delivery.js";
 
-export const SCENARIOS = ["ingest", "scrape", "requests", "fleet", "skewed", "state"] as const;
+export const SCENARIOS = [
+  "ingest",
+  "scrape",
+  "requests",
+  "fleet",
+  "skewed",
+  "state",
+  "delivery",
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface Machine {
@@ -58,6 +67,8 @@ export interface Results {
   readonly state?: StatePoint[];
   /** Scenario 6, time to alert in a skewed fleet, both strategies at two sizes. */
   readonly skewed?: SkewedFleetRun[];
+  /** Scenario 7, the delivery loop at rest and on a new alert. */
+  readonly delivery?: DeliveryPoint[];
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -239,6 +250,13 @@ async function main(): Promise<void> {
       results.state = [];
       for (const projects of [100, 1000, 10_000]) {
         results.state.push(await measureState(ctx, scaled(projects, scale)));
+      }
+      await save();
+    }
+    if (selected.has("delivery")) {
+      results.delivery = [];
+      for (const projects of [1000, 10_000]) {
+        results.delivery.push(await measureDelivery(ctx, scaled(projects, scale), 4));
       }
       await save();
     }

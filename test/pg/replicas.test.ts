@@ -29,7 +29,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
-import { alertId } from "../../src/alerts/rules.js";
+import { alertId } from "../../src/alerts/rules/rules.js";
 import { webhookPayloadSchema } from "../../src/alerts/sinks/webhook-payload.js";
 import { fairShare } from "../../src/leases/index.js";
 import type { ProjectState } from "../../src/store/index.js";

@@ -7,7 +7,7 @@
  */
 import type { SinkAuth } from "../../config/index.js";
 import type { Alert, FiringAlert } from "../../store/index.js";
-import type { FiringKeeper, SendContext, SendResult, Sink } from "../alert.js";
+import type { FiringKeeper, SendContext, SendResult, Sink } from "./sink.js";
 import {
   deliveryPayload,
   refreshPayload,

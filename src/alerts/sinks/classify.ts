@@ -27,7 +27,7 @@
  */
 import { parseRetryAfter } from "../../api/retry-after.js";
 import { parseHttpDate } from "../../api/server-clock.js";
-import type { SendResult } from "../alert.js";
+import type { SendResult } from "./sink.js";
 import { truncatePlain } from "./mrkdwn.js";
 
 export type FailureReason = Extract<SendResult, { ok: false }>["reason"];

@@ -3,7 +3,7 @@
  * classification, and the redaction of whatever goes back to the notifier.
  */
 import type { Dispatcher } from "undici";
-import type { SendResult } from "../alert.js";
+import type { SendResult } from "./sink.js";
 import { classifyOutcome, type ReplyFlavour } from "./classify.js";
 import { createSinkAgent, postOnce } from "./http.js";
 import type { Redactor } from "./redact.js";

@@ -15,7 +15,7 @@
  * closes.
  */
 import type { Alert } from "../../store/index.js";
-import type { SendResult, Sink } from "../alert.js";
+import type { SendResult, Sink } from "./sink.js";
 import { PACKAGE } from "../../version.js";
 import { closedResult, Delivery } from "./delivery.js";
 import {

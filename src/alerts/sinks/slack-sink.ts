@@ -5,7 +5,7 @@
  * delivered without a request.
  */
 import type { Alert } from "../../store/index.js";
-import type { SendResult, Sink } from "../alert.js";
+import type { SendResult, Sink } from "./sink.js";
 import { PACKAGE } from "../../version.js";
 import { abortedResult, closedResult, Delivery } from "./delivery.js";
 import { checkCommonOptions, parseTargetUrl, type CommonSinkOptions } from "./options.js";

@@ -4,7 +4,7 @@
  * this module.
  */
 import type { Alert } from "../../store/index.js";
-import type { SendResult, Sink } from "../alert.js";
+import type { SendResult, Sink } from "./sink.js";
 import { closedResult, Delivery } from "./delivery.js";
 import {
   checkCommonOptions,

@@ -1,5 +1,5 @@
 /** Notifier families, counted from the notifier's reports. */
-import type { NotifierObserver } from "../../alerts/notifier.js";
+import type { NotifierObserver } from "../../alerts/pipeline/notifier.js";
 import type { EventFamilies } from "./registry.js";
 
 /** An observer that counts into `families`, then calls `changed`. */

@@ -8,7 +8,7 @@
  * naming the failure it resolves. Nothing else arrives, however many polls follow.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { alertId } from "../../../src/alerts/rules.js";
+import { alertId } from "../../../src/alerts/rules/rules.js";
 import type { TestSimulator } from "../../support/simulator.js";
 import { loadDocsExample, verifyAsDocumented, type VerifyFn } from "../sinks/signature-example.js";
 import { alertExporterSuite } from "./alert-suite.js";

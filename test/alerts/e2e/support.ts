@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { alertId } from "../../../src/alerts/rules.js";
+import { alertId } from "../../../src/alerts/rules/rules.js";
 import {
   webhookPayloadSchema,
   type WebhookPayload,

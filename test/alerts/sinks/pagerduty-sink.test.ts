@@ -4,7 +4,7 @@
  * its alerts by dedup_key.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Sink } from "../../../src/alerts/alert.js";
+import type { Sink } from "../../../src/alerts/sinks/sink.js";
 import {
   classifyPagerDutyReply,
   createPagerDutySink,

@@ -5,7 +5,7 @@
  */
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import type { SendResult, Sink } from "../../../src/alerts/alert.js";
+import type { SendResult, Sink } from "../../../src/alerts/sinks/sink.js";
 import { createSlackSink, createWebhookSink } from "../../../src/alerts/sinks/index.js";
 import { startReceiver, type Receiver, type ResponseScript } from "../../support/receiver.js";
 import { makeAlert } from "./fixtures.js";

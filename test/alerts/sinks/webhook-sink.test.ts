@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Sink } from "../../../src/alerts/alert.js";
+import type { Sink } from "../../../src/alerts/sinks/sink.js";
 import {
   createWebhookSink,
   idempotencyKey,

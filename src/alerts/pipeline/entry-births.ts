@@ -5,8 +5,8 @@
  * restart is born as long ago as its stored wall time says (never in the future), the best that
  * can be known across a restart.
  */
-import type { Clock } from "../clock.js";
-import type { OutboxEntry } from "../store/index.js";
+import type { Clock } from "../../clock.js";
+import type { OutboxEntry } from "../../store/index.js";
 
 /** How often entries that left every outbox are forgotten (monotonic ms). */
 const PRUNE_EVERY_MS = 60_000;

@@ -8,7 +8,7 @@
  * and a later minute never names an earlier instant (as cron runs a job once, right after a
  * skipped hour).
  */
-import type { WallMinute } from "../config/cron.js";
+import type { WallMinute } from "../../config/cron.js";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

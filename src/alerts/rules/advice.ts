@@ -5,7 +5,7 @@
  * its id is stable, so that raising it again after a restart does not make a second one.
  */
 import { createHash } from "node:crypto";
-import type { AdviceDetails, Alert } from "../store/index.js";
+import type { AdviceDetails, Alert } from "../../store/index.js";
 
 export interface AdviceInput {
   readonly projectId: string;

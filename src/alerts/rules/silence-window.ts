@@ -7,8 +7,8 @@
  * the jump, a repeated one once) and stays open for its duration: it is open at t exactly when
  * some opening lies in (t − duration, t].
  */
-import { cronMatchesDay } from "../config/cron.js";
-import type { RecurringWindow, SilenceWindow } from "../config/silences.js";
+import { cronMatchesDay } from "../../config/cron.js";
+import type { RecurringWindow, SilenceWindow } from "../../config/silences.js";
 import { instantOf, naiveOf, wallAt, wallOfNaive } from "./zone-clock.js";
 
 const MINUTE_MS = 60_000;

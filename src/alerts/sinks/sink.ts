@@ -2,7 +2,7 @@
  * What the notifier needs of a sink: one delivery attempt's outcome, and the sink itself. The
  * alert record they carry is part of the state document (`store/alert-record.ts`).
  */
-import type { Alert, FiringAlert } from "../store/index.js";
+import type { Alert, FiringAlert } from "../../store/index.js";
 
 /** One delivery attempt's outcome, as a sink reports it. */
 export type SendResult =

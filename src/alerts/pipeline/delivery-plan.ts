@@ -1,8 +1,10 @@
 /**
- * The notifier's decisions, as pure functions: which alerts of which project a sink sends next,
- * which are too old to keep trying, and how long to wait after a failure.
+ * The delivery's decisions, as pure functions: which alerts of which project a sink sends next,
+ * which are too old to keep trying, what an attempt's outcome leads to (and how long to wait
+ * after a failure), and when a sink next has something to do.
  */
-import type { OutboxEntry } from "../store/index.js";
+import type { OutboxEntry } from "../../store/index.js";
+import type { SendResult } from "../sinks/sink.js";
 
 export interface SinkPolicy {
   readonly name: string;
@@ -98,4 +100,72 @@ export function retryDelayMs(
   if (retryAfterMs !== undefined) return retryAfterMs;
   const window = Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
   return Math.max(100, Math.floor(window * random));
+}
+
+/** What a delivery attempt's outcome leads to. */
+export type Settlement =
+  /** Delivered: the alerts leave the sink's pending list (and join its firing set). */
+  | { readonly kind: "acknowledge" }
+  /** Refused for good: the alerts go to the dead letters, with `text` as the reason kept. */
+  | { readonly kind: "dead_letter"; readonly text: string }
+  /**
+   * Tried again after `delayMs` (the `failures`-th failure in a row); `holdSink`: the receiver
+   * asked for a pause (429), so the whole sink waits, not only this project.
+   */
+  | {
+      readonly kind: "retry";
+      readonly failures: number;
+      readonly delayMs: number;
+      readonly holdSink: boolean;
+    };
+
+/**
+ * The settlement of an attempt that ended as `result`, after `failuresBefore` failures in a row
+ * for the same project and sink; `random` is a number in [0, 1) for the backoff's jitter.
+ */
+export function settlement(result: SendResult, failuresBefore: number, random: number): Settlement {
+  if (result.ok) return { kind: "acknowledge" };
+  if (result.permanent) {
+    return { kind: "dead_letter", text: result.deadLetterReason ?? result.reason };
+  }
+  const failures = failuresBefore + 1;
+  return {
+    kind: "retry",
+    failures,
+    delayMs: retryDelayMs(failures, result.retryAfterMs, random),
+    holdSink: result.reason === "rate_limited",
+  };
+}
+
+/** What a sink's lane waits on, on the monotonic clock. */
+export interface LaneTimes {
+  /** No message before this (the sink's pace, or a 429's pause). */
+  readonly notBeforeMs: number;
+  /** When the firing set is next sent again; undefined: nothing fires for the sink. */
+  readonly refreshAtMs: number | undefined;
+}
+
+/**
+ * When a sink's lane next has something to do, on `nowMs`'s axis: an alert reaches its maximum
+ * age (whatever the pace), or, once the pace allows, a project's oldest pending alert leaves its
+ * grouping window and backoff, or the firing set is due to be sent again. Undefined: nothing to
+ * do until new work arrives.
+ */
+export function laneDueMs(
+  projects: readonly ProjectOutbox[],
+  policy: SinkPolicy,
+  times: LaneTimes,
+  birthOf: BirthOf = storedBirth,
+): number | undefined {
+  let expiry = Infinity;
+  let ready = times.refreshAtMs ?? Infinity;
+  for (const p of projects) {
+    const oldest = pendingFor(p.outbox, policy.name)[0];
+    if (oldest === undefined) continue;
+    const born = birthOf(oldest);
+    expiry = Math.min(expiry, born + policy.maxAgeMs);
+    ready = Math.min(ready, Math.max(born + policy.groupWindowMs, p.retryAtMs ?? -Infinity));
+  }
+  const due = Math.min(expiry, ready === Infinity ? Infinity : Math.max(ready, times.notBeforeMs));
+  return due === Infinity ? undefined : due;
 }

@@ -4,15 +4,15 @@
  * the same atomic write as the checkpoint that passes their operations.
  */
 import { createHash } from "node:crypto";
-import type { OutboxEntry } from "../store/index.js";
-import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../sync/poll.js";
-import type { OperationSnapshot, Transition } from "../sync/transitions.js";
+import type { OutboxEntry } from "../../store/index.js";
+import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../../sync/poll.js";
+import type { OperationSnapshot, Transition } from "../../sync/transitions.js";
 import {
   MAX_ALSO_RESOLVES,
   OPT_IN_ALERT_KINDS,
   type Alert,
   type AlertKind,
-} from "../store/index.js";
+} from "../../store/index.js";
 
 export interface AlertRulesOptions {
   /** Raise `operation_failed` for cancelled operations too. */

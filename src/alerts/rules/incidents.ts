@@ -19,7 +19,7 @@ import {
   type IncidentMark,
   type IncidentRecord,
   type IncidentState,
-} from "../store/index.js";
+} from "../../store/index.js";
 
 export interface IncidentSettings {
   /** Failures this close together group; an incident nothing joins for this long resolves. */

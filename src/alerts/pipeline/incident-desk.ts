@@ -14,16 +14,16 @@
  * the wall clock once, at its start, and follows the monotonic clock from there, so that a step
  * of the wall clock neither resolves an incident early nor keeps one open.
  */
-import type { Clock } from "../clock.js";
-import { errorFields, type Logger } from "../logger.js";
+import type { Clock } from "../../clock.js";
+import { errorFields, type Logger } from "../../logger.js";
 import {
   addToOutbox,
   type Alert,
   type IncidentMark,
   type IncidentRecord,
   type OutboxEntry,
-} from "../store/index.js";
-import type { RoutedAlerts } from "../sync/index.js";
+} from "../../store/index.js";
+import type { RoutedAlerts } from "../../sync/index.js";
 import {
   boardLookup,
   carriedAfter,
@@ -38,7 +38,7 @@ import {
   type OpenIncident,
   type Placed,
   type ProjectIncidents,
-} from "./incidents.js";
+} from "../rules/incidents.js";
 import type { OutboxOwner } from "./notifier.js";
 
 /** How long a decision waits for its poll's commit before it is forgotten. */
@@ -51,8 +51,8 @@ export interface IncidentDeskOptions {
   /** Routes an incident's alert to the sinks (undefined: there are none). */
   readonly route: () => ((alerts: readonly Alert[], nowMs: number) => RoutedAlerts) | undefined;
   readonly projectName: (projectId: string) => string | undefined;
-  /** After an incident's alert entered an outbox: deliver it. */
-  readonly raised?: () => void;
+  /** After an incident's alert entered the outbox of `projectId`: deliver it. */
+  readonly raised?: (projectId: string) => void;
   readonly logger: Logger;
   readonly clock: Clock;
   /** How often the desk looks at the incidents (default 1 s). */
@@ -160,7 +160,6 @@ export class IncidentDesk {
             e.alert.status === "updated",
         ),
     );
-    let raised = false;
     for (const w of work) {
       const owner = owners.get(w.carrier);
       if (owner === undefined) continue;
@@ -175,7 +174,7 @@ export class IncidentDesk {
           incidents: carriedAfter(state.incidents, w, nowMs),
         }));
         if (!committed) continue;
-        raised ||= entries.length > 0;
+        if (entries.length > 0) this.options.raised?.(owner.projectId);
         this.options.logger.info(
           {
             incident: w.incident.id,
@@ -194,7 +193,6 @@ export class IncidentDesk {
         );
       }
     }
-    if (raised) this.options.raised?.();
     this.#board(owners.values());
   }
 

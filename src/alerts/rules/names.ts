@@ -4,8 +4,8 @@
  * not known yet. A name already on the alert stays: what one receiver was told does not change
  * under the next.
  */
-import { MAX_NAME_LENGTH, type Alert } from "../store/index.js";
-import type { NameLookup } from "../sync/index.js";
+import { MAX_NAME_LENGTH, type Alert } from "../../store/index.js";
+import type { NameLookup } from "../../sync/index.js";
 
 /** The alert with the names `names` knows that it does not carry yet. */
 export function withNames(alert: Alert, names: NameLookup | undefined): Alert {
