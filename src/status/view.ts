@@ -469,7 +469,10 @@ export interface StatusViewOptions {
   readonly source: StatusSource;
   readonly tracker: StatusTracker;
   readonly version: string;
-  /** The API base URL (shown without credentials or query). */
+  /**
+   * The API base URL, or the accounts' URLs separated by ", " (each shown without credentials or
+   * query).
+   */
   readonly apiUrl: string;
   /** The accounts with their schedulers and limiters, read at each view (the daemon's registry). */
   readonly accounts?: () => readonly AccountSource[];
@@ -523,7 +526,10 @@ export function statusView(options: StatusViewOptions): StatusView {
   return {
     generatedAtMs: now,
     version: options.version,
-    apiUrl: displayUrl(options.apiUrl),
+    apiUrl: options.apiUrl
+      .split(", ")
+      .map((url) => displayUrl(url))
+      .join(", "),
     notReadyReason: options.notReadyReason(),
     discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
       account,
