@@ -237,6 +237,8 @@ export interface AccountSource {
   projects(): readonly string[];
   /** While the API refuses the account's key: since when (epoch ms), and what it said. */
   keyRefusal(): { readonly sinceMs: number; readonly message: string } | undefined;
+  /** While the API answers 404 at the account's root (its base URL is wrong): since when. */
+  wrongBaseUrl?(): { readonly sinceMs: number } | undefined;
 }
 
 /**
@@ -277,6 +279,8 @@ export interface AccountStatus {
   readonly tokens: number;
   /** While the API refuses its key: since when (epoch ms), and what it said. */
   readonly keyRefusal: { readonly sinceMs: number; readonly message: string } | undefined;
+  /** While the API answers 404 at its root (its base URL is wrong): since when (epoch ms). */
+  readonly wrongBaseUrlSinceMs: number | undefined;
 }
 
 export interface SinkStatus {
@@ -843,6 +847,7 @@ function accountStatus(
     },
     tokens: a.client.limiterStats().tokensRemaining,
     keyRefusal: keyRefusalOf(a, clean),
+    wrongBaseUrlSinceMs: a.wrongBaseUrl?.()?.sinceMs,
   };
 }
 
