@@ -20,6 +20,7 @@ import {
   isTimeout,
   refusalOf,
   stepEffects,
+  wrongBaseUrlLine,
   type JobResult,
   type StepEffects,
 } from "./step-effects.js";
@@ -50,6 +51,12 @@ export interface KeyRefusal {
 /** A runner: also polls one of its projects at once (`Daemon.pollAll`). */
 export interface AccountRunner extends DaemonAccount {
   poll(projectId: string, signal: AbortSignal): Promise<JobResult>;
+  /**
+   * Hears how the account's discovery went (`error`: it failed): a refused key or a wrong base
+   * URL are kept as the polls would keep them, and an answer ends them. The discovery logs its
+   * own failure; a wrong base URL found now has its line too.
+   */
+  discovered(error?: unknown): Promise<void>;
 }
 
 export interface RunnerInputs {
@@ -138,6 +145,17 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     return inputs.apply(projectId, effects);
   };
 
+  /** The API answered a read besides the polls: a refused key or a wrong base URL ends. */
+  const answered = (fields: Readonly<Record<string, unknown>>) => {
+    // Answered before any poll was: this read ends the refusal, and says so.
+    if (keyRefusal !== undefined)
+      inputs.logger.info({ account: plan.name, ...fields }, KEY_ACCEPTED_AGAIN);
+    noteKey({ answered: true });
+    if (baseUrl.answered()) {
+      inputs.logger.info({ account: plan.name, url: shownUrl }, BASE_URL_ANSWERS_AGAIN);
+    }
+  };
+
   /**
    * A read besides the polls (a listing): an answer ends a refusal of the key; a refusal is not
    * logged (the polls log it) and, with `refusals`, is handed to the scheduler; any other
@@ -155,14 +173,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
   ): Promise<JobOutcome | undefined> => {
     try {
       await run();
-      if (keyRefusal !== undefined) {
-        // Answered before any poll was: this listing ends the refusal, and says so.
-        inputs.logger.info({ account: plan.name, project: projectId }, KEY_ACCEPTED_AGAIN);
-      }
-      noteKey({ answered: true });
-      if (baseUrl.answered()) {
-        inputs.logger.info({ account: plan.name, url: shownUrl }, BASE_URL_ANSWERS_AGAIN);
-      }
+      answered({ project: projectId });
       return { slow: false, answered: true };
     } catch (error) {
       if (signal.aborted) return undefined;
@@ -238,5 +249,16 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     keyRefusal: () => keyRefusal,
     wrongBaseUrl: () => baseUrl.wrong(),
     poll,
+    async discovered(error) {
+      if (error === undefined) {
+        answered({});
+        return;
+      }
+      if (refusalOf(error) === "key") noteKey({ refused: "key" }, error);
+      if (isNotFound(error) && (await baseUrl.notFound()) === "found_wrong") {
+        const line = wrongBaseUrlLine(plan.name, shownUrl, error);
+        inputs.logger[line.level](line.fields, line.message);
+      }
+    },
   };
 }

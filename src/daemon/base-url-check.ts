@@ -24,7 +24,7 @@ export interface BaseUrlCheck {
    * After a 404: asks the API's root, unless it was asked since the API last answered; undefined
    * when the root answers (the 404 is the project's).
    */
-  notFound(signal: AbortSignal): Promise<"found_wrong" | "still_wrong" | undefined>;
+  notFound(signal?: AbortSignal): Promise<"found_wrong" | "still_wrong" | undefined>;
   /** The API answered a call: the base URL is right. Returns whether it was taken as wrong. */
   answered(): boolean;
   /** While the base URL is taken as wrong: since when. */
@@ -42,7 +42,7 @@ export function baseUrlCheck(client: Pick<ApiClient, "listProjects">, clock: Clo
       const before = answers;
       const ask = (asked ??= rootAnswersNotFound(client, signal));
       const rootNotFound = await ask;
-      if (signal.aborted && asked === ask) asked = undefined;
+      if (signal?.aborted === true && asked === ask) asked = undefined;
       if (!rootNotFound || answers !== before) return undefined;
       if (wrong !== undefined) return "still_wrong";
       wrong = { sinceMs: clock.wall() };

@@ -244,6 +244,15 @@ export const WRONG_BASE_URL = `the API answers 404 at its root: the base URL is 
 /** The line that says an account's base URL that answered 404 at its root answers again. */
 export const BASE_URL_ANSWERS_AGAIN = "the API answers at the account's base URL again";
 
+/** The one line for an account whose base URL answers 404 at the API's root (`url` as shown). */
+export function wrongBaseUrlLine(account: string, url: string, error: unknown): LogLine {
+  return {
+    level: "error",
+    fields: { account, url, ...errorFields(error) },
+    message: WRONG_BASE_URL,
+  };
+}
+
 /**
  * One line when a refusal starts (the polls refused after it log nothing); one for the account
  * when its base URL is wrong, none for its projects.
@@ -260,15 +269,7 @@ function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext)
       },
     ];
   }
-  if (baseUrl?.state === "found_wrong") {
-    return [
-      {
-        level: "error",
-        fields: { account, url: baseUrl.url, ...errorFields(error) },
-        message: WRONG_BASE_URL,
-      },
-    ];
-  }
+  if (baseUrl?.state === "found_wrong") return [wrongBaseUrlLine(account, baseUrl.url, error)];
   if (context.projectRefused || baseUrl?.state === "still_wrong") return [];
   return [
     {

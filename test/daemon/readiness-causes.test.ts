@@ -4,7 +4,7 @@
  * - an account's base URL without `/api/v2` (the API answers 404 at its root) is named once, for
  *   the account and with its URL shown without credentials, not as each of its projects refused;
  *   `/readyz` answers 503 with that cause and the status page shows it; the other account's
- *   projects are polled as usual;
+ *   projects are polled as usual; with `projects: all`, its failed discovery names it too;
  * - an API that answers 404 at its root after the daemon was ready makes it unready for that
  *   cause, and ready again once the API answers (here: after a reload, which tries at once);
  * - a refused key (401) is named on `/readyz`, which is 200 again once the key is accepted and
@@ -159,6 +159,32 @@ describe("a base URL that answers 404 at the API's root", () => {
       expect(text).not.toContain("someone");
       expect(text).not.toContain(sim.apiKey);
     }
+  }, 40_000);
+
+  it("is named when the projects are discovered (`all`), where the listing answers 404", async () => {
+    const root = new URL(sim.url);
+    const { daemon } = await start(
+      {
+        api: { url: `http://${root.host}`, maxAttempts: 1 },
+        projects: "all",
+        discoveryInterval: 0.5,
+      },
+      { PGCP_API_KEY: sim.apiKey },
+    );
+    const line = await daemon.waitForLog("the wrong base URL", (l) =>
+      WRONG_URL_LINE.test(String(l.msg)),
+    );
+    expect(line).toMatchObject({ level: "error", account: "default", url: `http://${root.host}/` });
+    expect(await readyz(daemon, 503, "default")).toBe(
+      "not ready: the base URL of account default looks wrong (404 at the API root; it should end in /api/v2)\n",
+    );
+    // Discovery is tried again (and fails) every half second; the line is not repeated.
+    const failed = (l: Record<string, unknown>) => /project discovery failed/.test(String(l.msg));
+    await waitFor(
+      "three failed discoveries",
+      () => daemon.logs.filter(failed).length >= 3 || undefined,
+    );
+    expect(daemon.logs.filter((l) => WRONG_URL_LINE.test(String(l.msg)))).toHaveLength(1);
   }, 40_000);
 
   it("makes a ready daemon unready for that cause, and ready again once the API answers", async () => {
