@@ -18,6 +18,7 @@ export {
 } from "./client.js";
 export { DEFAULT_BASE_URL, type ApiClientOptions } from "./options.js";
 export { ApiError, type ApiErrorFields, type ApiErrorKind } from "./errors.js";
+export { isNotFound, rootAnswersNotFound, wrongBaseUrl } from "./base-url.js";
 export type {
   ApiClientEvents,
   RateLimitPauseEvent,

@@ -6,7 +6,13 @@
  * failed, 2 the configuration is invalid.
  */
 import { formatWall, windowState } from "../alerts/index.js";
-import { createApiClient, type ApiClient } from "../api/index.js";
+import {
+  createApiClient,
+  isNotFound,
+  rootAnswersNotFound,
+  wrongBaseUrl,
+  type ApiClient,
+} from "../api/index.js";
 import {
   displayUrl,
   NO_COMPUTES,
@@ -18,7 +24,6 @@ import {
   type SilenceConfig,
   type WebSecurity,
 } from "../config/index.js";
-import { isNotFound, rootAnswersNotFound, wrongBaseUrl } from "./api-address.js";
 import { CONFIG_FLAGS_HELP, loadFromArgs } from "./config-flags.js";
 import type { Command } from "./command.js";
 import { systemClock } from "../clock.js";

@@ -2,9 +2,14 @@
  * What `pgcp-exporter wait` prints and the status it exits with: a line per status change, the
  * summary, the JSON document, and what a failure to read the API means. Pure: text in, text out.
  */
-import { ApiError, type StatusChange, type WaitResult, type WaitVerdict } from "../api/index.js";
+import {
+  ApiError,
+  wrongBaseUrl,
+  type StatusChange,
+  type WaitResult,
+  type WaitVerdict,
+} from "../api/index.js";
 import type { Operation } from "../contract/index.js";
-import { wrongBaseUrl } from "./api-address.js";
 
 export const EXIT = {
   succeeded: 0,

@@ -13,10 +13,15 @@ import {
   resolveAccounts,
 } from "../config/index.js";
 import type { Config } from "../config/index.js";
-import { waitVerdict, type ApiClient, type WaitResult } from "../api/index.js";
+import {
+  isNotFound,
+  rootAnswersNotFound,
+  waitVerdict,
+  type ApiClient,
+  type WaitResult,
+} from "../api/index.js";
 import type { Operation } from "../contract/index.js";
 import { apiClientFor } from "../exporter/index.js";
-import { isNotFound, rootAnswersNotFound } from "./api-address.js";
 import { nudgeExporter } from "./exporter-nudge.js";
 import type { Command } from "./command.js";
 import { usageProblems } from "./usage.js";

@@ -2,21 +2,25 @@
  * One account's runner: its API client and scheduler, polling the account's share of the watched
  * projects, listing their endpoints and describing them (names, branches). It keeps what the API
  * refuses (the key, a project), so that a refusal is logged when it starts and when it ends, and
- * the scheduler backs off.
+ * the scheduler backs off; and whether its base URL is wrong (the API answers 404 at its root),
+ * said once for the account rather than once for each of its projects.
  */
-import type { ApiClient } from "../api/index.js";
+import { isNotFound, type ApiClient } from "../api/index.js";
 import type { Clock } from "../clock.js";
-import type { AccountPlan, Config } from "../config/index.js";
+import { displayUrl, type AccountPlan, type Config } from "../config/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { Scheduler, type DescribeReason, type JobOutcome } from "../scheduler/index.js";
-import type { DaemonObserver } from "../sync/index.js";
+import type { DaemonObserver, StepOutcome } from "../sync/index.js";
+import { baseUrlCheck, type BaseUrlState, type WrongBaseUrl } from "./base-url-check.js";
 import type { FleetDirectory } from "./fleet-directory.js";
 import type { ProjectRoster } from "./project-roster.js";
 import {
+  BASE_URL_ANSWERS_AGAIN,
   KEY_ACCEPTED_AGAIN,
   isTimeout,
   refusalOf,
   stepEffects,
+  wrongBaseUrlLine,
   type JobResult,
   type StepEffects,
 } from "./step-effects.js";
@@ -32,6 +36,8 @@ export interface DaemonAccount {
   projects(): string[];
   /** While the API refuses the account's key: since when, and what it said. */
   keyRefusal(): KeyRefusal | undefined;
+  /** While the API answers 404 at the account's root (its base URL is wrong): since when. */
+  wrongBaseUrl(): WrongBaseUrl | undefined;
 }
 
 /** The API refuses an account's key (401). */
@@ -45,6 +51,12 @@ export interface KeyRefusal {
 /** A runner: also polls one of its projects at once (`Daemon.pollAll`). */
 export interface AccountRunner extends DaemonAccount {
   poll(projectId: string, signal: AbortSignal): Promise<JobResult>;
+  /**
+   * Hears how the account's discovery went (`error`: it failed): a refused key or a wrong base
+   * URL are kept as the polls would keep them, and an answer ends them. The discovery logs its
+   * own failure; a wrong base URL found now has its line too.
+   */
+  discovered(error?: unknown): Promise<void>;
 }
 
 export interface RunnerInputs {
@@ -69,6 +81,29 @@ export interface RunnerInputs {
 
 export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
   const { plan, client, roster, refusedProjects, clock } = inputs;
+  const baseUrl = baseUrlCheck(client, clock);
+  const shownUrl = displayUrl(plan.url);
+  /**
+   * What a poll's outcome says of the base URL: an answer ends it; a 404 asks the root, unless
+   * the project's own refusal was found before (when the root answered).
+   */
+  const baseUrlAfter = async (
+    projectId: string,
+    outcome: StepOutcome,
+    signal: AbortSignal,
+  ): Promise<{ readonly baseUrl?: { url: string; state: BaseUrlState } }> => {
+    let state: BaseUrlState | undefined;
+    if (outcome.kind === "committed") state = baseUrl.answered() ? "right_again" : undefined;
+    else if (
+      outcome.kind === "poll_failed" &&
+      isNotFound(outcome.error) &&
+      !refusedProjects.has(projectId) &&
+      !signal.aborted
+    ) {
+      state = await baseUrl.notFound(signal);
+    }
+    return state === undefined ? {} : { baseUrl: { url: shownUrl, state } };
+  };
   /** Set while the API refuses the key (what the metrics and the status page show). */
   let keyRefusal: KeyRefusal | undefined;
   const noteKey = (outcome: JobOutcome | undefined, error?: unknown) => {
@@ -82,19 +117,24 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     const started = clock.monotonic();
     const outcome = await roster.step(projectId, clock.wall(), signal);
     if (outcome === undefined) return { requests: 0, open: false };
+    const durationSeconds = (clock.monotonic() - started) / 1000;
+    const baseUrlNow = await baseUrlAfter(projectId, outcome, signal);
     const effects = stepEffects(outcome, {
       projectId,
       account: plan.name,
       // Read when the poll ends: of polls that were refused together, the first says so.
       projectRefused: refusedProjects.has(projectId),
       keyRefused: keyRefusal !== undefined,
-      durationSeconds: (clock.monotonic() - started) / 1000,
+      ...baseUrlNow,
+      durationSeconds,
       aborted: signal.aborted,
       open: roster.sync(projectId)?.hasOpenOperations() ?? false,
       outboxLimit: inputs.outboxLimit,
     });
     noteKey(effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
-    if (effects.job.refused === "project") refusedProjects.add(projectId);
+    // A wrong base URL refuses the account, not the project: no line when the project answers.
+    const wrongUrl = baseUrl.wrong() !== undefined;
+    if (effects.job.refused === "project" && !wrongUrl) refusedProjects.add(projectId);
     else if (effects.job.answered === true) refusedProjects.delete(projectId);
     // The project's first alerts want its branches' names: read them before the alerts go.
     if (effects.deliver && inputs.directory.branchesUnread(projectId)) {
@@ -103,6 +143,17 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
       return inputs.apply(projectId, { ...effects, job: { ...effects.job, requests } });
     }
     return inputs.apply(projectId, effects);
+  };
+
+  /** The API answered a read besides the polls: a refused key or a wrong base URL ends. */
+  const answered = (fields: Readonly<Record<string, unknown>>) => {
+    // Answered before any poll was: this read ends the refusal, and says so.
+    if (keyRefusal !== undefined)
+      inputs.logger.info({ account: plan.name, ...fields }, KEY_ACCEPTED_AGAIN);
+    noteKey({ answered: true });
+    if (baseUrl.answered()) {
+      inputs.logger.info({ account: plan.name, url: shownUrl }, BASE_URL_ANSWERS_AGAIN);
+    }
   };
 
   /**
@@ -122,11 +173,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
   ): Promise<JobOutcome | undefined> => {
     try {
       await run();
-      if (keyRefusal !== undefined) {
-        // Answered before any poll was: this listing ends the refusal, and says so.
-        inputs.logger.info({ account: plan.name, project: projectId }, KEY_ACCEPTED_AGAIN);
-      }
-      noteKey({ answered: true });
+      answered({ project: projectId });
       return { slow: false, answered: true };
     } catch (error) {
       if (signal.aborted) return undefined;
@@ -200,6 +247,18 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     scheduler,
     projects: () => roster.idsOf(plan.name),
     keyRefusal: () => keyRefusal,
+    wrongBaseUrl: () => baseUrl.wrong(),
     poll,
+    async discovered(error) {
+      if (error === undefined) {
+        answered({});
+        return;
+      }
+      if (refusalOf(error) === "key") noteKey({ refused: "key" }, error);
+      if (isNotFound(error) && (await baseUrl.notFound()) === "found_wrong") {
+        const line = wrongBaseUrlLine(plan.name, shownUrl, error);
+        inputs.logger[line.level](line.fields, line.message);
+      }
+    },
   };
 }

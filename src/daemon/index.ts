@@ -4,7 +4,8 @@
  * `lease-share.ts` (the lease manager: this replica's share of the projects, fencing),
  * `project-roster.ts` (each watched project's sync, account, lease token and poll in flight),
  * `delivery.ts` (the notifier), `account-runner.ts` (each account's client and scheduler polling
- * its projects and listing their endpoints, with what the API refuses), `watched-projects.ts`
+ * its projects and listing their endpoints, with what the API refuses; `base-url-check.ts` tells
+ * its wrong base URL from a project's 404), `watched-projects.ts`
  * (which projects are watched, under which account; their states loaded) and
  * `project-discovery.ts` (what the accounts list and discover, again every interval with
  * `discovery-loop.ts` and `account-discovery.ts`). `step-effects.ts` decides what a poll leads

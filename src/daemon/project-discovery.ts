@@ -15,11 +15,15 @@ import type { AccountFinding } from "./project-owners.js";
 import type { WatchedProjects } from "./watched-projects.js";
 
 export interface DiscoveryInputs {
-  /** Each account's client and scheduler (told to try what was refused once its key works). */
+  /**
+   * Each account's client and scheduler (told to try what was refused once its key works), told
+   * how its discovery went (a refused key, a wrong base URL).
+   */
   readonly accounts: readonly {
     readonly name: string;
     readonly client: ApiClient;
     readonly scheduler: Scheduler;
+    discovered(error?: unknown): Promise<void>;
   }[];
   readonly watched: WatchedProjects;
   /** Told what the listings said of each project (names beside ids). */
@@ -99,6 +103,7 @@ export class ProjectDiscovery {
         this.#discovered.set(plan.name, ids);
         this.#inputs.directory.listed(found.listed);
         log.info({ account: plan.name, projects: ids.length }, "projects discovered");
+        await account.discovered();
         // The key works, and the projects listed exist: what was refused is tried at once.
         account.scheduler.retryRefused();
       } catch (error) {
@@ -107,6 +112,7 @@ export class ProjectDiscovery {
           { account: plan.name, ...errorFields(error) },
           "project discovery failed; its projects found before are kept, and it is retried",
         );
+        await this.#inputs.accounts.find((a) => a.name === plan.name)?.discovered(error);
       }
     }
     // A reload to a list of projects (or a stop) while this discovery ran: the list wins.

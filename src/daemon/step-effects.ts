@@ -3,13 +3,14 @@
  * what is logged, whether the notifier has new alerts to deliver, whether the project's lease
  * was lost, and what the scheduler learns. A pure function: the daemon carries the effects out.
  */
-import { ApiError } from "../api/index.js";
+import { ApiError, DEFAULT_BASE_URL } from "../api/index.js";
 import { BRANCH_OPERATION_ACTIONS, ENDPOINT_OPERATION_ACTIONS } from "../contract/index.js";
 import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
 import type { StateFileError } from "../store/index.js";
 import { ANOMALY_MEANING, type PollResult, type StepOutcome } from "../sync/index.js";
+import type { BaseUrlState } from "./base-url-check.js";
 import { planTransitionLog, type TransitionLog } from "./transition-log.js";
 
 /** An event for the observers (`DaemonObserver`), by the name of its method. */
@@ -73,6 +74,11 @@ export interface StepContext {
   readonly projectRefused: boolean;
   /** The API refused the account's key before this step (logged then). */
   readonly keyRefused: boolean;
+  /**
+   * What this step found of the account's base URL (`BaseUrlCheck`), shown without credentials:
+   * wrong, found by this step's 404 or known before it; or right again after it was wrong.
+   */
+  readonly baseUrl?: { readonly url: string; readonly state: BaseUrlState };
   /** How long the step took. */
   readonly durationSeconds: number;
   /** The poll was abandoned (shutdown, or the project was dropped). */
@@ -232,9 +238,27 @@ const CAP_MINUTES = REFUSAL_CAP_MS / 60_000;
 /** The line that says a refused key is accepted again (by a poll or a listing). */
 export const KEY_ACCEPTED_AGAIN = "the API accepts the account's key again";
 
-/** One line when a refusal starts (the polls refused after it log nothing). */
+/** The line that says the API answers 404 at an account's root (one for all its projects). */
+export const WRONG_BASE_URL = `the API answers 404 at its root: the base URL is probably wrong (it should end in /api/v2, as ${DEFAULT_BASE_URL}); the account's projects are polled again backing off to every ${CAP_MINUTES} minutes; fix the URL and restart`;
+
+/** The line that says an account's base URL that answered 404 at its root answers again. */
+export const BASE_URL_ANSWERS_AGAIN = "the API answers at the account's base URL again";
+
+/** The one line for an account whose base URL answers 404 at the API's root (`url` as shown). */
+export function wrongBaseUrlLine(account: string, url: string, error: unknown): LogLine {
+  return {
+    level: "error",
+    fields: { account, url, ...errorFields(error) },
+    message: WRONG_BASE_URL,
+  };
+}
+
+/**
+ * One line when a refusal starts (the polls refused after it log nothing); one for the account
+ * when its base URL is wrong, none for its projects.
+ */
 function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext): LogLine[] {
-  const { projectId: project, account } = context;
+  const { projectId: project, account, baseUrl } = context;
   if (kind === "key") {
     if (context.keyRefused) return [];
     return [
@@ -245,7 +269,8 @@ function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext)
       },
     ];
   }
-  if (context.projectRefused) return [];
+  if (baseUrl?.state === "found_wrong") return [wrongBaseUrlLine(account, baseUrl.url, error)];
+  if (context.projectRefused || baseUrl?.state === "still_wrong") return [];
   return [
     {
       level: "error",
@@ -257,8 +282,15 @@ function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext)
 
 /** One line when a refusal ends: the poll was answered. */
 function refusalEnded(context: StepContext): LogLine[] {
-  const { projectId: project, account } = context;
+  const { projectId: project, account, baseUrl } = context;
   const lines: LogLine[] = [];
+  if (baseUrl?.state === "right_again") {
+    lines.push({
+      level: "info",
+      fields: { account, url: baseUrl.url },
+      message: BASE_URL_ANSWERS_AGAIN,
+    });
+  }
   if (context.keyRefused) {
     lines.push({
       level: "info",

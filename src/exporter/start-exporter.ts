@@ -31,7 +31,7 @@ import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/
 import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
 import { apiClientFor, storeBackendFrom } from "./backend.js";
-import { readiness } from "./readiness.js";
+import { readiness, stateStoreSecrets } from "./readiness.js";
 import { createReloader, startLoads, type ConfigLoads, type ReloadOutcome } from "./reload.js";
 
 export interface RunningExporter {
@@ -87,7 +87,11 @@ export async function startExporter(
   /** The daemon's accounts and lease manager, filled when the daemon is built below. */
   const registry = new DaemonRegistry();
   const metrics = exporterMetrics(config, { projects, registry, loads, logger, accounts });
-  const ready = readiness();
+  const ready = readiness({
+    accounts: () => registry.accounts,
+    storeFailure: () => registry.leases?.heartbeatFailure,
+    secrets: stateStoreSecrets(config.state.url, opts.env ?? process.env),
+  });
   const statusPage = createStatusPage({
     projects,
     version: PACKAGE.version,

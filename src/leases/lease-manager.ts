@@ -118,6 +118,8 @@ export class LeaseManager {
   #live: number | undefined;
   #target: number | undefined;
   #lastHeartbeatMs: number | undefined;
+  /** Why the latest heartbeat failed; undefined once one succeeds. */
+  #failure: { readonly error: unknown } | undefined;
   #failing = false;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -159,6 +161,11 @@ export class LeaseManager {
   /** Wall-clock time (ms) of the latest successful heartbeat. */
   get lastHeartbeatMs(): number | undefined {
     return this.#lastHeartbeatMs;
+  }
+
+  /** While heartbeats fail (the store cannot be reached): the latest one's error. */
+  get heartbeatFailure(): { readonly error: unknown } | undefined {
+    return this.#failure;
   }
 
   /**
@@ -285,11 +292,13 @@ export class LeaseManager {
       await this.#options.prepare?.();
       await this.#beat(started, releases);
       this.#lastHeartbeatMs = systemClock.wall();
+      this.#failure = undefined;
       if (this.#failing) {
         this.#failing = false;
         this.#log.info({ replica: this.replicaId }, "lease heartbeat recovered");
       }
     } catch (error) {
+      this.#failure = { error };
       this.#options.observer?.heartbeatFailed?.(error);
       const fields = { replica: this.replicaId, ...errorFields(error) };
       if (!this.#failing) this.#log.warn(fields, "lease heartbeat failed; retrying");

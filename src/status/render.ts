@@ -204,8 +204,15 @@ function renderDiscovery(view: StatusView): string {
       return `<p class="banner key-refused" data-account="${escapeHtml(a.name)}">The API refuses the key${named ? ` of the account ${escapeHtml(a.name)}` : ""} since ${timeAgo(r.sinceMs, view.generatedAtMs)}: its projects are not watched, and one poll at a time tries the key again, backing off to every 10 minutes: <span class="error">${escapeHtml(r.message)}</span></p>\n`;
     })
     .join("");
+  const wrongUrl = view.accounts
+    .map((a) => {
+      if (a.wrongBaseUrlSinceMs === undefined) return "";
+      return `<p class="banner wrong-base-url" data-account="${escapeHtml(a.name)}">The API answers 404 at its root${named ? ` for the account ${escapeHtml(a.name)}` : ""} since ${timeAgo(a.wrongBaseUrlSinceMs, view.generatedAtMs)}: the base URL <code>${escapeHtml(a.url)}</code> is probably wrong (it should end in <code>/api/v2</code>); its projects are polled again with backoff until it answers.</p>\n`;
+    })
+    .join("");
   return (
     refused +
+    wrongUrl +
     view.discoveryErrors
       .map(
         (d) =>

@@ -237,6 +237,8 @@ export interface AccountSource {
   projects(): readonly string[];
   /** While the API refuses the account's key: since when (epoch ms), and what it said. */
   keyRefusal(): { readonly sinceMs: number; readonly message: string } | undefined;
+  /** While the API answers 404 at the account's root (its base URL is wrong): since when. */
+  wrongBaseUrl?(): { readonly sinceMs: number } | undefined;
 }
 
 /**
@@ -277,6 +279,8 @@ export interface AccountStatus {
   readonly tokens: number;
   /** While the API refuses its key: since when (epoch ms), and what it said. */
   readonly keyRefusal: { readonly sinceMs: number; readonly message: string } | undefined;
+  /** While the API answers 404 at its root (its base URL is wrong): since when (epoch ms). */
+  readonly wrongBaseUrlSinceMs: number | undefined;
 }
 
 export interface SinkStatus {
@@ -469,7 +473,10 @@ export interface StatusViewOptions {
   readonly source: StatusSource;
   readonly tracker: StatusTracker;
   readonly version: string;
-  /** The API base URL (shown without credentials or query). */
+  /**
+   * The API base URL, or the accounts' URLs separated by ", " (each shown without credentials or
+   * query).
+   */
   readonly apiUrl: string;
   /** The accounts with their schedulers and limiters, read at each view (the daemon's registry). */
   readonly accounts?: () => readonly AccountSource[];
@@ -523,7 +530,10 @@ export function statusView(options: StatusViewOptions): StatusView {
   return {
     generatedAtMs: now,
     version: options.version,
-    apiUrl: displayUrl(options.apiUrl),
+    apiUrl: options.apiUrl
+      .split(", ")
+      .map((url) => displayUrl(url))
+      .join(", "),
     notReadyReason: options.notReadyReason(),
     discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
       account,
@@ -837,6 +847,7 @@ function accountStatus(
     },
     tokens: a.client.limiterStats().tokensRemaining,
     keyRefusal: keyRefusalOf(a, clean),
+    wrongBaseUrlSinceMs: a.wrongBaseUrl?.()?.sinceMs,
   };
 }
 

@@ -187,6 +187,35 @@ describe("a poll the API refuses", () => {
     ]);
   });
 
+  it("says a wrong base URL once for the account, backing its projects off without a line each", () => {
+    const baseUrl = (state: "found_wrong" | "still_wrong" | "right_again") => ({
+      ...CONTEXT,
+      baseUrl: { url: "http://127.0.0.1:8080/", state },
+    });
+    const found = stepEffects(failed(404), baseUrl("found_wrong"));
+    expect(found.job).toEqual({ requests: 1, open: true, refused: "project" });
+    expect(found.logs).toHaveLength(1);
+    expect(found.logs[0]).toMatchObject({
+      level: "error",
+      fields: { account: "default", url: "http://127.0.0.1:8080/", status: 404 },
+    });
+    expect(found.logs[0]?.fields).not.toHaveProperty("project");
+    expect(found.logs[0]?.message).toMatch(
+      /^the API answers 404 at its root: the base URL is probably wrong \(it should end in \/api\/v2/,
+    );
+    const known = stepEffects(failed(404), baseUrl("still_wrong"));
+    expect(known.job.refused).toBe("project");
+    expect(known.logs).toEqual([]);
+    const again = stepEffects(committed(), baseUrl("right_again"));
+    expect(again.logs.filter((l) => l.level === "info")).toEqual([
+      {
+        level: "info",
+        fields: { account: "default", url: "http://127.0.0.1:8080/" },
+        message: "the API answers at the account's base URL again",
+      },
+    ]);
+  });
+
   it("treats other failures as before: a 503 is no refusal", () => {
     expect(stepEffects(failed(503), CONTEXT).job.refused).toBeUndefined();
   });
