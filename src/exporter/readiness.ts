@@ -1,9 +1,12 @@
 /**
- * Readiness as kube-state-metrics means it: ready once the state is loaded and at least one
- * poll has been committed; and, at any time, not while a cause known to stop the exporter's work
- * holds: an account's key refused (401), an account's base URL answering 404 at the API's root,
- * the Postgres state store out of reach (its lease heartbeats fail). The reason names the cause,
- * never a secret; readiness comes back when the cause goes.
+ * Readiness as kube-state-metrics means it: ready once the state is loaded, a project is watched
+ * and at least one poll has been committed. A replica that holds no project (its share is zero,
+ * or it lost its leases) is not ready. What stops the exporter's work is named, never a secret:
+ * an account's key refused (401), an account's base URL answering 404 at the API's root, the
+ * Postgres state store out of reach (its lease heartbeats fail). Before the exporter is ready it
+ * is the reason it is not; once ready, an outage does not make it unready (that would take it out
+ * of its Service's endpoints and stop the scrapes that show the outage), and `/readyz` answers
+ * 200 naming the problem.
  */
 import { createRedactor } from "../alerts/sinks/redact.js";
 import type { DaemonAccount, DaemonObserver } from "../daemon/index.js";
@@ -13,6 +16,8 @@ export interface Readiness {
   readonly observer: DaemonObserver;
   /** Why the exporter is not ready, or undefined when it is. */
   reason(): string | undefined;
+  /** While it is ready: what stops part of its work now, or undefined. */
+  problems(): string | undefined;
 }
 
 export interface ReadinessSources {
@@ -58,11 +63,15 @@ export function readiness(sources: ReadinessSources): Readiness {
       },
     },
     reason: () => {
+      if (projects > 0 && committed) return undefined;
       const found = causes();
       if (found.length > 0) return found.join("; ");
-      if (projects === 0) return "no project is watched yet";
-      if (!committed) return "no poll has completed yet";
-      return undefined;
+      return projects === 0 ? "no project is watched yet" : "no poll has completed yet";
+    },
+    problems: () => {
+      if (projects === 0 || !committed) return undefined;
+      const found = causes();
+      return found.length > 0 ? found.join("; ") : undefined;
     },
   };
 }

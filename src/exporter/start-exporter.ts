@@ -101,6 +101,7 @@ export async function startExporter(
     sinks: statusPageSinks(sinks),
     silences: config.silences,
     notReadyReason: () => ready.reason(),
+    readyProblems: () => ready.problems(),
     secrets: statusPageSecrets(apiKeys, sinks, computes),
     now: () => clock.wall(),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
@@ -132,6 +133,7 @@ export async function startExporter(
     registry,
   );
   const server = await startServing(daemon, metrics, () => ready.reason(), {
+    readyProblems: () => ready.problems(),
     listen: config.listen,
     routes: config.status.page === "off" ? {} : { "/": statusPage.handler },
     posts: {

@@ -21,6 +21,8 @@ export interface ServerOptions {
   readonly metrics: Exposition;
   /** Why the exporter is not ready yet, or undefined when it is. */
   readonly notReadyReason: () => string | undefined;
+  /** While it is ready: what stops part of its work, said in `/readyz`'s 200 answer. */
+  readonly readyProblems?: () => string | undefined;
   /**
    * False while `/metrics` must not be served yet (the committed state is being loaded: a
    * scrape then would see counters drop to zero); it answers 503. Default: always served.
@@ -146,7 +148,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       res.writeHead(200, { "content-type": "text/plain" }).end("OK\n");
     } else if (path === "/readyz") {
       const reason = options.notReadyReason();
-      if (reason === undefined) res.writeHead(200, { "content-type": "text/plain" }).end("OK\n");
+      const problems = reason === undefined ? options.readyProblems?.() : undefined;
+      const ok = problems === undefined ? "OK\n" : `OK, but: ${problems}\n`;
+      if (reason === undefined) res.writeHead(200, { "content-type": "text/plain" }).end(ok);
       else res.writeHead(503, { "content-type": "text/plain" }).end(`not ready: ${reason}\n`);
     } else {
       const extra = options.routes?.[path];

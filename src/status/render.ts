@@ -130,9 +130,13 @@ function filterHref(filter: { account?: string | undefined; org?: string | undef
 export function renderStatusPage(view: StatusView, detail: "summary" | "full" = "full"): string {
   const full = detail === "full";
   const reason = view.notReadyReason;
+  const problems =
+    view.readyProblems === undefined
+      ? ""
+      : ` <span class="muted">but: ${escapeHtml(view.readyProblems)}</span>`;
   const readiness =
     reason === undefined
-      ? `<span id="readiness" class="badge ok">ready</span>`
+      ? `<span id="readiness" class="badge ok">ready</span>${problems}`
       : `<span id="readiness" class="badge bad">not ready</span> <span class="muted">${escapeHtml(reason)}</span>`;
   return `<!doctype html>
 <html lang="en">

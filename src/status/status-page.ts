@@ -31,7 +31,15 @@ import { systemClock } from "../clock.js";
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
 export interface StatusPageOptions extends Pick<
   StatusViewOptions,
-  "version" | "apiUrl" | "accounts" | "sinks" | "silences" | "notReadyReason" | "now" | "limits"
+  | "version"
+  | "apiUrl"
+  | "accounts"
+  | "sinks"
+  | "silences"
+  | "notReadyReason"
+  | "readyProblems"
+  | "now"
+  | "limits"
 > {
   /** What is known of each watched project, shared with the metrics (`ProjectViews`). */
   readonly projects: StatusSource;
@@ -88,6 +96,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       sinks,
       silences,
       notReadyReason: options.notReadyReason,
+      ...(options.readyProblems === undefined ? {} : { readyProblems: options.readyProblems }),
       redact,
       now,
       ...(options.limits === undefined ? {} : { limits: options.limits }),

@@ -358,6 +358,8 @@ export interface StatusView {
   readonly apiUrl: string;
   /** Why the exporter is not ready, or undefined when it is. */
   readonly notReadyReason: string | undefined;
+  /** While it is ready: what stops part of its work (as `/readyz` says it), or undefined. */
+  readonly readyProblems: string | undefined;
   /** Each account whose discovery failed since the projects last changed (its list stays). */
   readonly discoveryErrors: readonly {
     readonly account: string;
@@ -485,6 +487,8 @@ export interface StatusViewOptions {
   /** The configured silences (`silences:`), shown with whether each is open now; none: none. */
   readonly silences?: readonly SilenceConfig[];
   readonly notReadyReason: () => string | undefined;
+  /** While it is ready: what stops part of its work. */
+  readonly readyProblems?: () => string | undefined;
   /** Applied to every free text from outside (error messages, reasons) before it is shown. */
   readonly redact?: (text: string) => string;
   readonly now?: () => number;
@@ -535,6 +539,7 @@ export function statusView(options: StatusViewOptions): StatusView {
       .map((url) => displayUrl(url))
       .join(", "),
     notReadyReason: options.notReadyReason(),
+    readyProblems: options.readyProblems?.(),
     discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
       account,
       atMs: failure.atMs,

@@ -3,10 +3,12 @@
  * (`node dist/cli.js run`) against the simulator over HTTP:
  * - an account's base URL without `/api/v2` (the API answers 404 at its root) is named once, for
  *   the account and with its URL shown without credentials, not as each of its projects refused;
- *   `/readyz` answers 503 with that cause and the status page shows it; the other account's
- *   projects are polled as usual; with `projects: all`, its failed discovery names it too;
- * - an API that answers 404 at its root after the daemon was ready makes it unready for that
- *   cause, and ready again once the API answers (here: after a reload, which tries at once);
+ *   `/readyz` names it (200 with the problem while the other account's projects are polled as
+ *   usual; 503 while nothing could be polled) and the status page shows it; with
+ *   `projects: all`, its failed discovery names it too;
+ * - an API that answers 404 at its root after the daemon was ready is named in `/readyz`'s 200
+ *   answer (an outage does not make a ready exporter unready: that would stop the scrapes that
+ *   show it), until the API answers (here: after a reload, which tries at once);
  * - a refused key (401) is named on `/readyz`, which is 200 again once the key is accepted and
  *   the configuration reloaded.
  */
@@ -126,9 +128,10 @@ describe("a base URL that answers 404 at the API's root", () => {
     );
     expect(line).toMatchObject({ level: "error", account: "typo", url: shown, status: 404 });
     expect(String(line.msg)).toContain("it should end in /api/v2");
-    const body = await readyz(daemon, 503, "typo");
+    // Ready: the good account's project is polled; the problem is named all the same.
+    const body = await readyz(daemon, 200, "typo");
     expect(body).toBe(
-      "not ready: the base URL of account typo looks wrong (404 at the API root; it should end in /api/v2)\n",
+      "OK, but: the base URL of account typo looks wrong (404 at the API root; it should end in /api/v2)\n",
     );
 
     // The projects are polled again with backoff, and none of those polls adds a line.
@@ -187,7 +190,7 @@ describe("a base URL that answers 404 at the API's root", () => {
     expect(daemon.logs.filter((l) => WRONG_URL_LINE.test(String(l.msg)))).toHaveLength(1);
   }, 40_000);
 
-  it("makes a ready daemon unready for that cause, and ready again once the API answers", async () => {
+  it("is named by a ready daemon's /readyz, which stays ready, until the API answers", async () => {
     const ids = await projects(2);
     const { daemon } = await start({ projects: ids }, { PGCP_API_KEY: sim.apiKey });
     expect(await readyz(daemon, 200)).toBe("OK\n");
@@ -195,7 +198,7 @@ describe("a base URL that answers 404 at the API's root", () => {
     // The API answers 404 to everything (a proxy in front of it misroutes, say).
     await sim.sim.addFault({ kind: "status", status: 404 });
     try {
-      await readyz(daemon, 503, "the base URL of account default looks wrong (404 at the API root");
+      await readyz(daemon, 200, "the base URL of account default looks wrong (404 at the API root");
     } finally {
       await sim.sim.clearFaults();
     }
