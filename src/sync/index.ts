@@ -2,7 +2,9 @@
  * The sync engine: turns a project's newest-first, cursor-paged, mutable operations log into
  * an exact stream of transitions and the next state to commit. `tracker.ts` holds the pure
  * accounting rules, `walk.ts` the cursor walk and the checks of its answers, `record-bounds.ts`
- * what is kept of a record, `poll.ts` one poll (walk, follow-ups, the next checkpoint), and
+ * what is kept of a record, `poll.ts` one poll (its contract in `poll-types.ts`; the walk's
+ * bounds and checkpoint in `checkpoint.ts`, the follow-ups in `follow.ts`, the alerts it raises
+ * in `poll-alerts.ts`), and
  * `project-sync.ts` the load-poll-commit step. `observer.ts` is what the daemon reports as it
  * runs, and `project-views.ts` what those reports say of each project's health, shared by the
  * metrics and the status page; `compute-views.ts` is what the compute probe reports of each
@@ -12,16 +14,16 @@ export * from "./transitions.js";
 export * from "./tracker.js";
 export * from "./totals.js";
 export * from "./position.js";
-export {
-  poll,
-  type AlertContext,
-  type AlertedTo,
-  type OperationsSource,
-  type PollOptions,
-  type PollResult,
-  type RoutedAlerts,
-  type SilencedAlert,
-} from "./poll.js";
+export { poll } from "./poll.js";
+export type {
+  AlertContext,
+  AlertedTo,
+  OperationsSource,
+  PollOptions,
+  PollResult,
+  RoutedAlerts,
+  SilencedAlert,
+} from "./poll-types.js";
 export * from "./project-sync.js";
 export { WalkError, type WalkErrorKind, type WalkAnomalyKind } from "./walk.js";
 export { ANOMALY_MEANING, type AnomalyCount, type AnomalyKind } from "./anomalies.js";

@@ -2,7 +2,7 @@ import type { Endpoint } from "../contract/index.js";
 import type { ProjectState, StateFileError } from "../store/index.js";
 import type { ComputeView, ProbeOutcome } from "./compute-views.js";
 import type { BranchInfo, ProjectInfo } from "./fleet-names.js";
-import type { PollResult } from "./poll.js";
+import type { PollResult } from "./poll-types.js";
 
 /**
  * What the daemon reports as it runs: the projects' polls, commits and committed states, their

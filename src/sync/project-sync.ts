@@ -18,7 +18,8 @@ import {
   type StateStore,
 } from "../store/index.js";
 import { restoreTotals } from "./totals.js";
-import { poll, type OperationsSource, type PollOptions, type PollResult } from "./poll.js";
+import { poll } from "./poll.js";
+import type { OperationsSource, PollOptions, PollResult } from "./poll-types.js";
 import type { OperationSnapshot } from "./transitions.js";
 
 /** Where a project stands. `blocked` waits for an operator (its state file is unusable). */

@@ -15,7 +15,7 @@ import type { ProjectState, StateFileError, StateFileProblem } from "../store/in
 import type { ComputeView } from "./compute-views.js";
 import type { BranchInfo, NameLookup, ProjectInfo } from "./fleet-names.js";
 import type { DaemonObserver } from "./observer.js";
-import type { PollResult } from "./poll.js";
+import type { PollResult } from "./poll-types.js";
 import { systemClock } from "../clock.js";
 
 /** A run of failed polls (or commits), from the first. */

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { OutboxEntry } from "../../store/index.js";
-import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../../sync/poll.js";
+import type { AlertedTo, RoutedAlerts, SilencedAlert } from "../../sync/poll-types.js";
 import type { OperationSnapshot, Transition } from "../../sync/transitions.js";
 import {
   MAX_ALSO_RESOLVES,

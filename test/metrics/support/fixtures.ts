@@ -12,7 +12,7 @@ import {
   type ProjectState,
 } from "../../../src/store/index.js";
 import { DURATION_BUCKETS_SECONDS, bucketIndex } from "../../../src/sync/totals.js";
-import type { PollResult } from "../../../src/sync/poll.js";
+import type { PollResult } from "../../../src/sync/poll-types.js";
 
 export const T0_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const T0_S = T0_MS / 1000;
