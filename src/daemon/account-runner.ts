@@ -9,7 +9,12 @@ import { isNotFound, type ApiClient } from "../api/index.js";
 import type { Clock } from "../clock.js";
 import { displayUrl, type AccountPlan, type Config } from "../config/index.js";
 import { errorFields, type Logger } from "../logger.js";
-import { Scheduler, type DescribeReason, type JobOutcome } from "../scheduler/index.js";
+import {
+  Scheduler,
+  type DescribeReason,
+  type JobOutcome,
+  type PollOutcome,
+} from "../scheduler/index.js";
 import type { DaemonObserver, StepOutcome } from "../sync/index.js";
 import { baseUrlCheck, type BaseUrlState, type WrongBaseUrl } from "./base-url-check.js";
 import type { FleetDirectory } from "./fleet-directory.js";
@@ -21,7 +26,6 @@ import {
   refusalOf,
   stepEffects,
   wrongBaseUrlLine,
-  type JobResult,
   type StepEffects,
 } from "./step-effects.js";
 
@@ -50,7 +54,7 @@ export interface KeyRefusal {
 
 /** A runner: also polls one of its projects at once (`Daemon.pollAll`). */
 export interface AccountRunner extends DaemonAccount {
-  poll(projectId: string, signal: AbortSignal): Promise<JobResult>;
+  poll(projectId: string, signal: AbortSignal): Promise<PollOutcome>;
   /**
    * Hears how the account's discovery went (`error`: it failed): a refused key or a wrong base
    * URL are kept as the polls would keep them, and an answer ends them. The discovery logs its
@@ -72,7 +76,7 @@ export interface RunnerInputs {
   readonly refusedProjects: Set<string>;
   readonly notify: Required<DaemonObserver>;
   /** Carries out what a poll led to (`effectsApplier`). */
-  readonly apply: (projectId: string, effects: StepEffects) => JobResult;
+  readonly apply: (projectId: string, effects: StepEffects) => PollOutcome;
   /** What is shown of the projects beside their ids: the runner describes its own. */
   readonly directory: FleetDirectory;
   readonly logger: Logger;
@@ -113,7 +117,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     } else if (outcome?.answered === true) keyRefusal = undefined;
   };
 
-  const poll = async (projectId: string, signal: AbortSignal): Promise<JobResult> => {
+  const poll = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
     const started = clock.monotonic();
     const outcome = await roster.step(projectId, clock.wall(), signal);
     if (outcome === undefined) return { requests: 0, open: false };

@@ -5,7 +5,8 @@
 import type { Logger } from "../logger.js";
 import type { LeaseLostError } from "../store/fencing.js";
 import type { DaemonObserver } from "../sync/index.js";
-import type { JobResult, StepEffects } from "./step-effects.js";
+import type { PollOutcome } from "../scheduler/index.js";
+import type { StepEffects } from "./step-effects.js";
 import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./transition-log.js";
 
 export interface EffectTargets {
@@ -20,7 +21,7 @@ export interface EffectTargets {
 /** Returns what carries a poll's effects out, and hands the scheduler what it learns. */
 export function effectsApplier(
   targets: EffectTargets,
-): (projectId: string, effects: StepEffects) => JobResult {
+): (projectId: string, effects: StepEffects) => PollOutcome {
   const { notify, logger: log } = targets;
   return (projectId, effects) => {
     for (const report of effects.reports) {

@@ -5,7 +5,7 @@
  */
 import { ApiError, DEFAULT_BASE_URL } from "../api/index.js";
 import { BRANCH_OPERATION_ACTIONS, ENDPOINT_OPERATION_ACTIONS } from "../contract/index.js";
-import { REFUSAL_CAP_MS, type RefusalKind } from "../scheduler/index.js";
+import { REFUSAL_CAP_MS, type PollOutcome, type RefusalKind } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
 import type { StateFileError } from "../store/index.js";
@@ -32,28 +32,6 @@ export interface LogLine {
 }
 
 /** What the scheduler learns from a poll (`SchedulerJobs.poll`). */
-export interface JobResult {
-  readonly requests: number;
-  readonly open: boolean;
-  /** A request ran out of time: the project is slow. */
-  readonly slow?: boolean;
-  /** The API refused the project (404, 403) or the account's key (401). */
-  readonly refused?: RefusalKind;
-  /** The API answered: the account's key is good. */
-  readonly answered?: boolean;
-  /**
-   * How long ago (by the API's clock) each operation the poll read was created, the periodic
-   * ones left out.
-   */
-  readonly activityAgesMs?: readonly number[];
-  /** The API's time (epoch ms, by its clock) that the ages count back from. */
-  readonly apiNowMs?: number;
-  /** The poll saw an operation that changes endpoints start or end. */
-  readonly endpointsChanged?: boolean;
-  /** The poll saw an operation that creates, deletes or moves a branch start or end. */
-  readonly branchesChanged?: boolean;
-}
-
 export interface StepEffects {
   readonly reports: readonly Report[];
   readonly logs: readonly LogLine[];
@@ -63,7 +41,7 @@ export interface StepEffects {
   readonly deliver: boolean;
   /** The store refused the commit: this replica no longer holds the project's lease. */
   readonly leaseLost: LeaseLostError | undefined;
-  readonly job: JobResult;
+  readonly job: PollOutcome;
 }
 
 export interface StepContext {

@@ -10,6 +10,7 @@ export {
   type DescribeReason,
   type JobOutcome,
   type NudgeResult,
+  type PollOutcome,
   type PollStrategy,
   type SchedulerJobs,
   type SchedulerOptions,

@@ -89,15 +89,19 @@ export interface JobOutcome {
   readonly branchesChanged?: boolean;
 }
 
+/** How a poll went: a job's outcome, with the requests it made and whether operations are open. */
+export interface PollOutcome extends JobOutcome {
+  readonly requests: number;
+  /** The project has operations open now: it is polled in the fast lane. */
+  readonly open: boolean;
+}
+
 /** How intervals follow the budget: by each project's activity, or one factor for all. */
 export type PollStrategy = "activity" | "uniform";
 
 export interface SchedulerJobs {
   /** Polls one project; resolves with the requests it made and whether operations are open. */
-  poll(
-    projectId: string,
-    signal: AbortSignal,
-  ): Promise<{ requests: number; open: boolean } & JobOutcome>;
+  poll(projectId: string, signal: AbortSignal): Promise<PollOutcome>;
   /** Lists one project's endpoints. */
   listEndpoints(projectId: string, signal: AbortSignal): Promise<JobOutcome | undefined>;
   /**
