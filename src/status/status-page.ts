@@ -31,7 +31,15 @@ import { systemClock } from "../clock.js";
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
 export interface StatusPageOptions extends Pick<
   StatusViewOptions,
-  "version" | "apiUrl" | "accounts" | "sinks" | "silences" | "notReadyReason" | "now" | "limits"
+  | "version"
+  | "apiUrl"
+  | "accounts"
+  | "replica"
+  | "sinks"
+  | "silences"
+  | "notReadyReason"
+  | "now"
+  | "limits"
 > {
   /** What is known of each watched project, shared with the metrics (`ProjectViews`). */
   readonly projects: StatusSource;
@@ -85,6 +93,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       version: options.version,
       apiUrl: options.apiUrl,
       ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
+      ...(options.replica === undefined ? {} : { replica: options.replica }),
       sinks,
       silences,
       notReadyReason: options.notReadyReason,
