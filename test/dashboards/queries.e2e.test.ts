@@ -410,6 +410,8 @@ describe("the alert rules' expressions on the same data", () => {
     PgcpProjectPollFailing: ["project"],
     PgcpProjectStale: ["project"],
     PgcpProjectBlocked: ["project", "problem"],
+    // The Postgres state store's: no series here (test/rules tests it).
+    PgcpProjectsUnowned: [],
     PgcpApiErrors: [],
     PgcpApiRateLimited: [],
     PgcpPollIntervalsStretched: [],
