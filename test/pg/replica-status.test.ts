@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
-import { parseExposition, findSample } from "../daemon/support.js";
+import { findSample, parseExposition } from "../support/exposition.js";
 import { QUICK_POLL, UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
 import { CLI, DaemonGroup } from "../support/daemon-process.js";
 import { heldBy, launchReplica, liveHolders, type Replica } from "../support/replica-fleet.js";

@@ -5,7 +5,8 @@
  * as root, the server runs as the `postgres` user (it refuses root). TCP connections
  * authenticate with scram-sha-256 (the superuser's password, random per server, is in the URL),
  * so that a wrong password is refused as by a real server; the socket trusts. Needs Debian's
- * `postgresql` package (its newest version's binaries), or `initdb` and `pg_ctl` on PATH.
+ * `postgresql` package (its newest version's binaries), or `initdb` and `pg_ctl` on PATH. Also
+ * a fresh database on a server, for one test file or one benchmark.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,6 +19,43 @@ import { promisify } from "node:util";
 import pg from "pg";
 
 const run = promisify(execFile);
+
+/** A database made for a test or a benchmark, with a small pool on it. */
+export interface ScratchDatabase {
+  readonly url: string;
+  readonly name: string;
+  readonly pool: pg.Pool;
+  /** Ends the pool and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty database `<prefix>_<random>` on the server of the superuser URL `adminUrl`. */
+export async function createDatabase(adminUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  pool.on("error", () => undefined);
+  return {
+    url: url.toString(),
+    name,
+    pool,
+    drop: async () => {
+      await pool.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
 
 /** Connects to `url` and runs `SELECT 1` (a server that does not answer throws). */
 export async function pingPostgres(url: string): Promise<void> {
