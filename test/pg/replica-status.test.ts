@@ -12,9 +12,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
 import { findSample, parseExposition } from "../support/exposition.js";
-import { QUICK_POLL, UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
 import { CLI, DaemonGroup } from "../support/daemon-process.js";
-import { heldBy, launchReplica, liveHolders, type Replica } from "../support/replica-fleet.js";
+import {
+  heldBy,
+  launchReplica,
+  liveHolders,
+  writeReplicaConfig,
+  type Replica,
+} from "../support/replica-fleet.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait.js";
@@ -74,12 +79,10 @@ describePg("what each of several replicas shows", () => {
   it("gives each replica's id, the live replicas, its share of the fleet, and the projects no live replica holds", async () => {
     expect(existsSync(CLI), `${CLI} is missing: run npm run build first`).toBe(true);
     const configFile = path.join(dir, "config.yaml");
-    await writeDaemonConfig(configFile, {
-      api: { url: sim.apiUrl, ...UNTHROTTLED_API },
-      projects: "all",
-      state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
-      poll: QUICK_POLL,
-      log: { level: "info" },
+    await writeReplicaConfig(configFile, {
+      apiUrl: sim.apiUrl,
+      stateUrl: db.url,
+      leaseSeconds: LEASE_SECONDS,
     });
     const env = { env: { PGCP_API_KEY: API_KEY } };
     const replicas = await Promise.all(

@@ -4,7 +4,9 @@
  * its "exporter started" line) and the address of its HTTP server; and what the lease table says
  * of them, by the database's clock.
  */
+import path from "node:path";
 import type pg from "pg";
+import { QUICK_POLL, UNTHROTTLED_API, writeDaemonConfig } from "./daemon-config.js";
 import type { DaemonGroup, DaemonOptions, DaemonProcess } from "./daemon-process.js";
 
 export interface Replica {
@@ -14,6 +16,28 @@ export interface Replica {
   readonly id: string;
   /** Its HTTP server: `/metrics`, the status page. */
   readonly url: string;
+}
+
+/**
+ * Writes the configuration the replicas share to `file`: every project of the API at `apiUrl`,
+ * polled twice a second, on the Postgres store at `stateUrl` with leases of `leaseSeconds`,
+ * logging at info (the lines that give a replica's id and address).
+ */
+export async function writeReplicaConfig(
+  file: string,
+  options: { readonly apiUrl: string; readonly stateUrl: string; readonly leaseSeconds: number },
+): Promise<void> {
+  await writeDaemonConfig(file, {
+    api: { url: options.apiUrl, ...UNTHROTTLED_API },
+    projects: "all",
+    state: {
+      dir: path.join(path.dirname(file), "unused"),
+      url: options.stateUrl,
+      leaseDuration: options.leaseSeconds,
+    },
+    poll: QUICK_POLL,
+    log: { level: "info" },
+  });
 }
 
 /** Starts a replica; throws, with what it wrote, if it exits before it has started. */

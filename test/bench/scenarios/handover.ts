@@ -9,10 +9,16 @@
  * kills another, `runs` rounds in all. The replicas' `pgcp_projects_unowned` is read all along.
  */
 import path from "node:path";
-import { writeDaemonConfig, QUICK_POLL, UNTHROTTLED_API } from "../../support/daemon-config.js";
+import { QUICK_POLL } from "../../support/daemon-config.js";
 import { DaemonGroup } from "../../support/daemon-process.js";
 import { createDatabase, startThrowawayPostgres } from "../../support/postgres-server.js";
-import { heldBy, launchReplica, liveHolders, type Replica } from "../../support/replica-fleet.js";
+import {
+  heldBy,
+  launchReplica,
+  liveHolders,
+  writeReplicaConfig,
+  type Replica,
+} from "../../support/replica-fleet.js";
 import { waitFor } from "../../support/wait.js";
 import { findSample, parseExposition } from "../../support/exposition.js";
 import {
@@ -64,13 +70,10 @@ export async function measureHandover(
   try {
     await sim.run("seedBulk", { projects, operationsPerProject: 5 });
     const configFile = path.join(dir, "config.yaml");
-    await writeDaemonConfig(configFile, {
-      api: { url: sim.apiUrl, ...UNTHROTTLED_API },
-      projects: "all",
-      state: { dir: path.join(dir, "unused"), url: db.url, leaseDuration: LEASE_SECONDS },
-      poll: QUICK_POLL,
-      // Info: the lines that say a replica started, its id and its address.
-      log: { level: "info" },
+    await writeReplicaConfig(configFile, {
+      apiUrl: sim.apiUrl,
+      stateUrl: db.url,
+      leaseSeconds: LEASE_SECONDS,
     });
     let started = 0;
     const launch = () =>
