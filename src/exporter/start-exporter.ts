@@ -98,6 +98,7 @@ export async function startExporter(
     // The address of the API, or of each account's when they differ (the accounts' table shows).
     apiUrl: [...new Set(accounts.map((a) => a.url))].join(", "),
     accounts: () => registry.accounts,
+    replica: () => registry.leases,
     sinks: statusPageSinks(sinks),
     silences: config.silences,
     notReadyReason: () => ready.reason(),

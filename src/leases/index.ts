@@ -8,6 +8,7 @@
 export {
   LeaseManager,
   type Lease,
+  type LeaseAges,
   type LeaseManagerOptions,
   type LeaseObserver,
   type LossReason,

@@ -9,7 +9,8 @@
  *   2. renews the leases it holds, each conditioned on its holder and fencing token: a lease
  *      that is no longer its own is lost, and its project dropped at once;
  *   3. counts the live replicas (a heartbeat within one lease duration) and plans its even
- *      share of the projects (`lease-plan.ts`);
+ *      share of the projects (`lease-plan.ts`), and counts the projects with no live holder
+ *      (what `pgcp_projects_unowned` shows);
  *   4. gives up projects above its share (rebalancing after a replica joined) or no longer
  *      watched: it stops polling and delivering them, waits for what is in flight (`drain`),
  *      and only then releases the lease, so that the next holder starts from a settled state;
@@ -34,6 +35,7 @@ import type { LeaseLossReason } from "../store/fencing.js";
 import {
   addLeaseRows,
   claimLeases,
+  countUnowned,
   forgetGoneReplicas,
   liveReplicaIds,
   registerReplica,
@@ -70,6 +72,18 @@ export interface LeaseObserver {
   /** The store rejected a commit made under a lease this replica no longer held. */
   commitFenced?(projectId: string, reason: LeaseLossReason): void;
   heartbeatFailed?(error: unknown): void;
+  /** A heartbeat counted other live replicas, shares, fleet total or unowned projects. */
+  standingChanged?(): void;
+}
+
+/** How old this replica's leases are, on the monotonic clock. */
+export interface LeaseAges {
+  /** Since the latest successful heartbeat (which renewed every lease held) was sent. */
+  readonly sinceRenewalMs: number | undefined;
+  /** Since the oldest lease held was claimed (undefined: none held). */
+  readonly oldestHeldMs: number | undefined;
+  /** Since the newest lease held was claimed. */
+  readonly newestHeldMs: number | undefined;
 }
 
 export interface LeaseManagerOptions {
@@ -117,9 +131,13 @@ export class LeaseManager {
   readonly #releasing = new Map<string, HeldLease>();
   #live: number | undefined;
   #target: number | undefined;
+  #fleet: number | undefined;
+  #unowned: number | undefined;
   #lastHeartbeatMs: number | undefined;
   /** Why the latest heartbeat failed; undefined once one succeeds. */
   #failure: { readonly error: unknown } | undefined;
+  /** On the monotonic clock: when the latest successful heartbeat started. */
+  #lastBeatStarted: number | undefined;
   #failing = false;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -158,6 +176,19 @@ export class LeaseManager {
     return this.#target;
   }
 
+  /** The projects the replicas share at the latest heartbeat: the fleet's total. */
+  get fleetProjects(): number | undefined {
+    return this.#fleet;
+  }
+
+  /**
+   * Of the projects shared, those with no live holder at the latest heartbeat (by the
+   * database's clock), counted before this replica's claims of that heartbeat.
+   */
+  get unownedProjects(): number | undefined {
+    return this.#unowned;
+  }
+
   /** Wall-clock time (ms) of the latest successful heartbeat. */
   get lastHeartbeatMs(): number | undefined {
     return this.#lastHeartbeatMs;
@@ -166,6 +197,23 @@ export class LeaseManager {
   /** While heartbeats fail (the store cannot be reached): the latest one's error. */
   get heartbeatFailure(): { readonly error: unknown } | undefined {
     return this.#failure;
+  }
+
+  /** How old the latest renewal and the leases held are, on the monotonic clock. */
+  leaseAges(): LeaseAges {
+    const now = this.#mono();
+    let oldest: number | undefined;
+    let newest: number | undefined;
+    for (const lease of this.#held.values()) {
+      oldest = Math.min(oldest ?? Infinity, lease.acquiredAt);
+      newest = Math.max(newest ?? -Infinity, lease.acquiredAt);
+    }
+    const since = (at: number | undefined) => (at === undefined ? undefined : now - at);
+    return {
+      sinceRenewalMs: since(this.#lastBeatStarted),
+      oldestHeldMs: since(oldest),
+      newestHeldMs: since(newest),
+    };
   }
 
   /**
@@ -287,12 +335,14 @@ export class LeaseManager {
   async #tick(started: number): Promise<void> {
     // Whatever part of the heartbeat got through, the daemon hears what is held after it.
     const before = this.#signature();
+    const standing = this.#standing();
     const releases: { lease: HeldLease; reason: ReleaseReason }[] = [];
     try {
       await this.#options.prepare?.();
       await this.#beat(started, releases);
       this.#lastHeartbeatMs = systemClock.wall();
       this.#failure = undefined;
+      this.#lastBeatStarted = started;
       if (this.#failing) {
         this.#failing = false;
         this.#log.info({ replica: this.replicaId }, "lease heartbeat recovered");
@@ -307,6 +357,7 @@ export class LeaseManager {
       this.#expireLocally();
     }
     if (this.#signature() !== before) this.#emit();
+    if (this.#standing() !== standing) this.#options.observer?.standingChanged?.();
     // Applied before the next heartbeat: the daemon polls exactly what is held.
     await this.#changes;
     for (const { lease, reason } of releases) this.#handOver(lease, reason);
@@ -355,6 +406,8 @@ export class LeaseManager {
     const plan = planLeases({ replicaId: id, held: [...this.#held.values()], candidates, live });
     this.#live = plan.live.length;
     this.#target = plan.target;
+    this.#fleet = candidates.length;
+    this.#unowned = await countUnowned(db, candidates);
     for (const release of plan.releases) {
       this.#held.delete(release.lease.projectId);
       this.#releasing.set(release.lease.projectId, release.lease);
@@ -445,6 +498,11 @@ export class LeaseManager {
       .catch((error: unknown) => {
         this.#log.error(errorFields(error), "applying the held projects failed");
       });
+  }
+
+  /** What a heartbeat counts, to tell whether it changed. */
+  #standing(): string {
+    return [this.#live, this.#target, this.#fleet, this.#unowned].map(String).join(",");
   }
 
   /** The held projects and their tokens, to tell whether a heartbeat changed them. */

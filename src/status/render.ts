@@ -154,7 +154,7 @@ export function renderStatusPage(view: StatusView, detail: "summary" | "full" = 
 <nav><a href="metrics">/metrics</a><a href="healthz">/healthz</a><a href="readyz">/readyz</a></nav>
 </header>
 <main>
-${renderIncidents(view, full)}${full ? renderDiscovery(view) + renderFilter(view) : ""}${renderSummary(view)}
+${renderIncidents(view, full)}${renderReplica(view, full)}${full ? renderDiscovery(view) + renderFilter(view) : ""}${renderSummary(view)}
 ${full ? `${renderAccounts(view)}${renderProjects(view)}\n${renderOutbox(view)}\n${renderDeadLetters(view)}\n${renderSilences(view)}` : `${renderSilenceCounts(view)}\n<p class="note" id="summary-only">This page shows counts only (<code>status.page: summary</code>): no project, operation or error text.</p>`}
 </main>
 <footer class="note">Refreshes every ${REFRESH_SECONDS} s. Every project's series are on <a href="metrics">/metrics</a>.</footer>
@@ -196,6 +196,51 @@ function renderIncident(i: IncidentView, nowMs: number): string {
 <p>Error: <span class="error error-class">${escapeHtml(i.errorClass)}</span></p>
 <p class="incident-projects">Projects: ${projects}${more > 0 ? ` <span class="muted">and ${escapeHtml(more)} more</span>` : ""}</p>
 </div>`;
+}
+
+/**
+ * This replica among those sharing the projects (Postgres state store): its id (at `full`), the
+ * live replicas, what it holds of the fleet and its share, the projects no live replica holds,
+ * and how old its leases are. Nothing with the file store.
+ */
+function renderReplica(view: StatusView, full: boolean): string {
+  const r = view.replica;
+  if (r === undefined) return "";
+  const who = full ? `Replica <code id="replica-id">${escapeHtml(r.id)}</code>` : "This replica";
+  if (r.live === undefined || r.fleet === undefined) {
+    return `<section id="replica">
+<h2>Replica</h2>
+<p>${who} shares the projects with other replicas through Postgres leases; its first lease heartbeat has not completed yet.</p>
+</section>
+`;
+  }
+  const others = r.live - 1;
+  const share = r.target === undefined ? "" : ` (its share: ${escapeHtml(r.target)})`;
+  const among =
+    others === 0
+      ? `the only live replica`
+      : `one of <b id="replica-live">${escapeHtml(r.live)}</b> live replicas`;
+  const unowned = r.unowned ?? 0;
+  const unownedNote =
+    unowned === 0
+      ? `<p id="replica-unowned">Every project has a live holder.</p>`
+      : `<p id="replica-unowned" class="banner"><b>${escapeHtml(plural(unowned, "project"))}</b> of the fleet had no live holder at this replica's latest heartbeat (a lease free, or expired by the database's clock): the replicas claim ${unowned === 1 ? "it" : "them"} at their next heartbeats.</p>`;
+  const stale = r.sinceRenewalMs !== undefined && r.sinceRenewalMs > r.leaseMs;
+  const renewed =
+    r.sinceRenewalMs === undefined
+      ? "Its leases have not been renewed yet"
+      : `Its leases were renewed <span id="replica-renewed"${stale ? ` class="stuck"` : ""}>${escapeHtml(formatDuration(r.sinceRenewalMs))} ago</span>`;
+  const held =
+    r.oldestHeldMs === undefined || r.newestHeldMs === undefined
+      ? ""
+      : `; it has held them for <span id="replica-held-for">${escapeHtml(formatDuration(r.oldestHeldMs))} (the oldest) to ${escapeHtml(formatDuration(r.newestHeldMs))} (the newest)</span>`;
+  return `<section id="replica">
+<h2>Replica</h2>
+<p>${who}, ${among} sharing the projects through Postgres leases, holds <b id="replica-held">${escapeHtml(r.held)}</b> of the fleet's <b id="replica-fleet">${escapeHtml(r.fleet)}</b> projects${share}. The counts${full ? " and projects" : ""} below are its own; each replica's page shows its share.</p>
+<p>${renewed} (every ${escapeHtml(formatDuration(r.heartbeatMs))}; a lease lasts ${escapeHtml(formatDuration(r.leaseMs))})${held}.</p>
+${unownedNote}
+</section>
+`;
 }
 
 function renderDiscovery(view: StatusView): string {
@@ -288,7 +333,7 @@ function renderSummary(view: StatusView): string {
   return `<section id="summary">
 <h2>Summary</h2>
 <ul class="counts">
-${item("projects", c.projects, c.projects === 1 ? "project" : "projects")}
+${item("projects", c.projects, `${c.projects === 1 ? "project" : "projects"}${view.replica === undefined ? "" : " held by this replica"}`)}
 ${item("ok", c.health.ok, "ok")}
 ${item("blocked", c.health.blocked, "blocked", "bad")}
 ${item("poll-failing", c.health.poll_failing, "poll failing", "bad")}
@@ -307,7 +352,7 @@ function renderProjects(view: StatusView): string {
   if (view.counts.projects === 0) {
     return `<section id="projects">
 <h2>Projects</h2>
-<p class="note" id="no-projects">${view.filter === undefined ? "No project is watched yet." : "No watched project matches this filter."}</p>
+<p class="note" id="no-projects">${view.filter !== undefined ? "No watched project matches this filter." : view.replica !== undefined ? "This replica holds no project now: the other replicas hold them." : "No project is watched yet."}</p>
 </section>`;
   }
   const computes = view.computesProbed;

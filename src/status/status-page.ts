@@ -34,6 +34,7 @@ export interface StatusPageOptions extends Pick<
   | "version"
   | "apiUrl"
   | "accounts"
+  | "replica"
   | "sinks"
   | "silences"
   | "notReadyReason"
@@ -93,6 +94,7 @@ export function createStatusPage(options: StatusPageOptions): StatusPage {
       version: options.version,
       apiUrl: options.apiUrl,
       ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
+      ...(options.replica === undefined ? {} : { replica: options.replica }),
       sinks,
       silences,
       notReadyReason: options.notReadyReason,

@@ -242,6 +242,53 @@ export interface AccountSource {
 }
 
 /**
+ * What the lease manager tells of this replica among the others (Postgres state store);
+ * `LeaseManager` satisfies it. The counts are those of its latest heartbeat.
+ */
+export interface ReplicaSource {
+  readonly replicaId: string;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  heldProjects(): readonly string[];
+  readonly liveReplicas: number | undefined;
+  readonly targetProjects: number | undefined;
+  readonly fleetProjects: number | undefined;
+  readonly unownedProjects: number | undefined;
+  /** Ages on the monotonic clock. */
+  leaseAges(): {
+    readonly sinceRenewalMs: number | undefined;
+    readonly oldestHeldMs: number | undefined;
+    readonly newestHeldMs: number | undefined;
+  };
+}
+
+/**
+ * This replica among those sharing the projects: its id, the live replicas, what it holds of
+ * the fleet, the projects no live replica holds, and how old its leases are. Counts are
+ * undefined before its first heartbeat; ages are on the monotonic clock.
+ */
+export interface ReplicaStatus {
+  readonly id: string;
+  /** Projects it holds now. */
+  readonly held: number;
+  /** Its even share of the fleet. */
+  readonly target: number | undefined;
+  /** Projects the replicas share: the fleet's total. */
+  readonly fleet: number | undefined;
+  /** Live replicas, this one included. */
+  readonly live: number | undefined;
+  /** Projects with no live holder, by the database's clock. */
+  readonly unowned: number | undefined;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  /** Since its latest successful heartbeat, which renewed its leases. */
+  readonly sinceRenewalMs: number | undefined;
+  /** Since it claimed the oldest and the newest of the leases it holds. */
+  readonly oldestHeldMs: number | undefined;
+  readonly newestHeldMs: number | undefined;
+}
+
+/**
  * An open platform incident: failures of one action, in one region, with one error class, across
  * many projects (`alerts/rules/incidents.ts`), as the project carrying it committed it.
  */
@@ -360,6 +407,8 @@ export interface StatusView {
   readonly notReadyReason: string | undefined;
   /** While it is ready: what stops part of its work (as `/readyz` says it), or undefined. */
   readonly readyProblems: string | undefined;
+  /** This replica among those sharing the projects (Postgres state store); else undefined. */
+  readonly replica: ReplicaStatus | undefined;
   /** Each account whose discovery failed since the projects last changed (its list stays). */
   readonly discoveryErrors: readonly {
     readonly account: string;
@@ -482,6 +531,8 @@ export interface StatusViewOptions {
   readonly apiUrl: string;
   /** The accounts with their schedulers and limiters, read at each view (the daemon's registry). */
   readonly accounts?: () => readonly AccountSource[];
+  /** The lease manager, read at each view (undefined: the file store, one replica). */
+  readonly replica?: () => ReplicaSource | undefined;
   /** The configured sinks: names and kinds only (never their URLs). */
   readonly sinks: readonly { readonly name: string; readonly kind: string }[];
   /** The configured silences (`silences:`), shown with whether each is open now; none: none. */
@@ -540,6 +591,7 @@ export function statusView(options: StatusViewOptions): StatusView {
       .join(", "),
     notReadyReason: options.notReadyReason(),
     readyProblems: options.readyProblems?.(),
+    replica: replicaStatus(options.replica?.()),
     discoveryErrors: [...tracker.discoveryErrors].map(([account, failure]) => ({
       account,
       atMs: failure.atMs,
@@ -577,6 +629,21 @@ export function statusView(options: StatusViewOptions): StatusView {
     filter,
     organisations,
     limits,
+  };
+}
+
+function replicaStatus(source: ReplicaSource | undefined): ReplicaStatus | undefined {
+  if (source === undefined) return undefined;
+  return {
+    id: source.replicaId,
+    held: source.heldProjects().length,
+    target: source.targetProjects,
+    fleet: source.fleetProjects,
+    live: source.liveReplicas,
+    unowned: source.unownedProjects,
+    leaseMs: source.leaseMs,
+    heartbeatMs: source.heartbeatMs,
+    ...source.leaseAges(),
   };
 }
 

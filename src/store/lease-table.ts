@@ -126,3 +126,22 @@ export async function releaseLeases(
     [holder, leases.map((l) => l.projectId), leases.map((l) => l.token)],
   );
 }
+
+/**
+ * How many of `projectIds` have no live holder: no lease row, no holder, or a lease expired by
+ * the database's clock.
+ */
+export async function countUnowned(
+  db: LeaseDatabase,
+  projectIds: readonly string[],
+): Promise<number> {
+  if (projectIds.length === 0) return 0;
+  const { rows } = await db.query<{ unowned: number }>(
+    `SELECT count(*)::int AS unowned
+       FROM unnest($1::text[]) AS w(project_id)
+       LEFT JOIN pgcp_leases AS l ON l.project_id = w.project_id
+      WHERE l.holder IS NULL OR l.expires_at <= now()`,
+    [projectIds],
+  );
+  return rows[0]?.unowned ?? 0;
+}

@@ -1,5 +1,6 @@
 /** The benchmark figures as Markdown tables, whence `docs/performance.md` takes its figures. */
 import type { Results } from "./run.js";
+import type { HandoverRun } from "./scenarios/handover.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
 import type { SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import type { Stall, StallCauses } from "./workers/exporter-host.js";
@@ -167,6 +168,8 @@ export function report(r: Results): string {
 
   if (r.skewed !== undefined) parts.push(skewedTables(r.skewed));
 
+  if (r.handover !== undefined) parts.push(handoverTable(r.handover));
+
   if (r.state !== undefined) {
     parts.push(
       `### 5. Commits and start-up\n\n` +
@@ -194,7 +197,7 @@ export function report(r: Results): string {
   }
   if (r.delivery !== undefined) {
     parts.push(
-      `### 7. The delivery loop at rest\n\n` +
+      `### 8. The delivery loop at rest\n\n` +
         table(
           [
             "projects",
@@ -383,5 +386,29 @@ function skewedTables(runs: readonly SkewedFleetRun[]): string {
           ],
           goals,
         ))
+  );
+}
+
+/** Scenario 7: from a SIGKILL to the claims and the first polls elsewhere, against the lease. */
+function handoverTable(h: HandoverRun): string {
+  const pct = (p: { p50: number; p90: number; max: number }) =>
+    `${n(p.p50, 2)} / ${n(p.p90, 2)} / ${n(p.max, 2)}`;
+  return (
+    `### 7. Handover after a SIGKILL\n\n` +
+    `${n(h.replicas)} replicas, ${n(h.projects)} projects, a ${n(h.leaseSeconds)} s lease ` +
+    `(heartbeat ${n(h.heartbeatSeconds, 2)} s), polls every ${n(h.pollIntervalSeconds)} s; ` +
+    `${n(h.kills)} replicas killed, one at a time, ${n(h.polled.count)} projects handed over.\n\n` +
+    table(
+      [
+        "from the SIGKILL to",
+        "p50 / p90 / max, s",
+        "÷ lease p50 / p90 / max (target max ≤ 4/3 + a poll)",
+      ],
+      [
+        ["the claim by another replica", pct(h.claimed), pct(h.claimedRatio)],
+        ["its first poll there", pct(h.polled), pct(h.polledRatio)],
+      ],
+    ) +
+    `\n\nLargest \`pgcp_projects_unowned\` a surviving replica showed: ${n(h.unownedSeen)}.`
   );
 }

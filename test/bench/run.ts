@@ -6,10 +6,13 @@
  *   BENCH_SCALE=0.1 npm run bench            # a quick look (about 6 minutes)
  *   BENCH_SCALE=10 npm run bench             # ten times the work (hours)
  *   BENCH_ONLY=ingest,scrape npm run bench   # some scenarios only
+ *   BENCH_ONLY=handover npm run bench        # needs PostgreSQL: PGCP_TEST_POSTGRES_URL, or the
+ *                                            # Debian package postgresql for a throwaway server
  *   BENCH_RUNS=5 npm run bench               # more repetitions of the ingest runs
  *   npm run bench -- --report FILE           # print the tables of an earlier results file
  */
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +23,7 @@ import { report } from "./report.js";
 import { measureIngest, type IngestPoint } from "./scenarios/ingest.js";
 import { measureCycleCost, type CycleCost } from "./scenarios/requests.js";
 import { measureFleet, type FleetRun } from "./scenarios/fleet.js";
+import { measureHandover, type HandoverRun } from "./scenarios/handover.js";
 import { measureScrape, type ScrapePoint } from "./scenarios/scrape.js";
 import { measureSkewedFleet, type SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import { measureState, type StatePoint } from "./scenarios/state.js";
@@ -32,6 +36,7 @@ export const SCENARIOS = [
   "fleet",
   "skewed",
   "state",
+  "handover",
   "delivery",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -67,7 +72,9 @@ export interface Results {
   readonly state?: StatePoint[];
   /** Scenario 6, time to alert in a skewed fleet, both strategies at two sizes. */
   readonly skewed?: SkewedFleetRun[];
-  /** Scenario 7, the delivery loop at rest and on a new alert. */
+  /** Scenario 7, handover after a SIGKILL between replicas on PostgreSQL. */
+  readonly handover?: HandoverRun;
+  /** Scenario 8, the delivery loop at rest and on a new alert. */
   readonly delivery?: DeliveryPoint[];
 }
 
@@ -251,6 +258,12 @@ async function main(): Promise<void> {
       for (const projects of [100, 1000, 10_000]) {
         results.state.push(await measureState(ctx, scaled(projects, scale)));
       }
+      await save();
+    }
+    if (selected.has("handover")) {
+      const cli = path.join(repository, "dist/cli.js");
+      if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+      results.handover = await measureHandover(ctx, { projects: scaled(18, scale, 3), cli });
       await save();
     }
     if (selected.has("delivery")) {

@@ -3,12 +3,12 @@
  * per test file, and small query helpers. The daemon as a child process, waiting and seeded
  * choices are in `test/support/` (`daemon-process.ts`, `wait.ts`, `random.ts`).
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, inject } from "vitest";
 import { isEndStatus, type Endpoint } from "../../src/contract/index.js";
 import type { ProjectState } from "../../src/store/index.js";
 import { PostgresStateStore, parseStateRow } from "../../src/store/postgres-store.js";
+import { createDatabase } from "../support/postgres-server.js";
 import type { TestSimulator } from "../support/simulator.js";
 
 export const PG_ADMIN_URL = inject("pgAdminUrl");
@@ -52,34 +52,11 @@ export interface TestDatabase {
 /** A new, empty database on the suite's server. */
 export async function createTestDatabase(prefix = "pgcp_test"): Promise<TestDatabase> {
   if (PG_ADMIN_URL === undefined) throw new Error(PG_SKIP_REASON ?? "no Postgres server");
-  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  pool.on("error", () => undefined);
+  const db = await createDatabase(PG_ADMIN_URL, prefix);
   return {
-    url: url.toString(),
-    name,
-    pool,
+    ...db,
     query: async <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) =>
-      (await pool.query<R>(sql, params)).rows,
-    drop: async () => {
-      await pool.end();
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+      (await db.pool.query<R>(sql, params)).rows,
   };
 }
 

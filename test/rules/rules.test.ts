@@ -49,6 +49,7 @@ describe("config/prometheus/alerts.yml", () => {
       "PgcpProjectPollFailing",
       "PgcpProjectStale",
       "PgcpProjectBlocked",
+      "PgcpProjectsUnowned",
       "PgcpApiErrors",
       "PgcpApiRateLimited",
       "PgcpPollIntervalsStretched",

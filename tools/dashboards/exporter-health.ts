@@ -1,7 +1,7 @@
 /**
  * The exporter health dashboard: whether pgcp-exporter itself does its job. Poll freshness and
- * outcomes, the scheduler, control-plane API requests and rate limiting, the alert notifier's
- * queue.
+ * outcomes, the scheduler, the replicas sharing the projects (Postgres state store),
+ * control-plane API requests and rate limiting, the alert notifier's queue.
  */
 import { finish, newDashboard, type Dashboard } from "./dashboard.js";
 import {
@@ -17,6 +17,15 @@ import {
   valueMappings,
 } from "./panels.js";
 import { perInterval, quantile, rate, sel, withProjectName, type HistogramName } from "./promql.js";
+
+/**
+ * The panels of the replicas sharing the projects: they have data only with the Postgres state
+ * store (the Postgres tests run it; the other end-to-end test cannot).
+ */
+export const REPLICA_PANELS = [
+  "Projects held per replica",
+  "Live replicas and projects without a live holder",
+] as const;
 
 /** Seconds since a project's latest committed poll. */
 const POLL_AGE = `time() - ${sel("pgcp_project_last_success_timestamp_seconds")}`;
@@ -184,6 +193,40 @@ export function exporterHealthDashboard(): Dashboard {
         unit: "short",
         width: 24,
         height: 6,
+      }),
+    )
+
+    .withRow(row("Replicas (Postgres state store)"))
+    .withPanel(
+      graphPanel({
+        title: REPLICA_PANELS[0],
+        description:
+          "Projects each replica holds a lease on (and so polls), by replica id, and the projects all the replicas share.",
+        queries: [
+          {
+            expr: `count by (job, instance) (${sel("pgcp_lease_held")}) * on (job, instance) group_left (replica) max by (job, instance, replica) (${sel("pgcp_lease_replica_info")})`,
+            legend: "{{replica}}",
+          },
+          { expr: `max(${sel("pgcp_lease_fleet_projects")})`, legend: "shared by all" },
+        ],
+        unit: "short",
+        width: 12,
+      }),
+    )
+    .withPanel(
+      graphPanel({
+        title: REPLICA_PANELS[1],
+        description:
+          "Replicas with a live heartbeat, and projects with no live holder (a lease free or expired by the database's clock; a takeover shows them for about a heartbeat), the largest count of any replica.",
+        queries: [
+          { expr: `max(${sel("pgcp_lease_replicas")})`, legend: "live replicas" },
+          {
+            expr: `max(${sel("pgcp_projects_unowned")})`,
+            legend: "projects without a live holder",
+          },
+        ],
+        unit: "short",
+        width: 12,
       }),
     )
 

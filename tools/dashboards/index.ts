@@ -18,6 +18,7 @@ export {
 } from "./promql.js";
 export { FLEET_VARIABLES, type FleetVariable } from "./dashboard.js";
 export { COMPUTE_PANELS } from "./overview.js";
+export { REPLICA_PANELS } from "./exporter-health.js";
 
 export interface DashboardFile {
   /** File name in `dashboards/`. */

@@ -1,7 +1,8 @@
 /**
- * Project lease families (Postgres state store): what this replica holds, read from the lease
- * manager when a rendering is built (no series without one, as with the file store), and its
- * claims, releases, losses and failures counted from the lease manager's reports.
+ * Project lease families (Postgres state store): what this replica holds, its id, the live
+ * replicas, its share and the fleet's total, the projects no live replica holds, read from the
+ * lease manager when a rendering is built (no series without one, as with the file store), and
+ * its claims, releases, losses and failures counted from the lease manager's reports.
  */
 import type { Family } from "./family.js";
 
@@ -45,6 +46,45 @@ export const LEASE_FAMILIES = [
     *value({ runtime }) {
       const target = runtime.leases?.()?.targetProjects;
       if (target !== undefined) yield { labels: {}, value: target };
+    },
+  },
+  {
+    name: "pgcp_lease_fleet_projects",
+    type: "gauge",
+    labels: [],
+    help: "Projects the live replicas share (the fleet's total, every replica watches the same list), as counted at this replica's latest heartbeat.",
+    unit: "",
+    group: "exporter",
+    source: "runtime",
+    *value({ runtime }) {
+      const fleet = runtime.leases?.()?.fleetProjects;
+      if (fleet !== undefined) yield { labels: {}, value: fleet };
+    },
+  },
+  {
+    name: "pgcp_projects_unowned",
+    type: "gauge",
+    labels: [],
+    help: "Projects the replicas share that had no live holder (lease free, or expired by the database's clock) at this replica's latest heartbeat, before its claims; every replica exports it: take the max.",
+    unit: "",
+    group: "exporter",
+    source: "runtime",
+    *value({ runtime }) {
+      const unowned = runtime.leases?.()?.unownedProjects;
+      if (unowned !== undefined) yield { labels: {}, value: unowned };
+    },
+  },
+  {
+    name: "pgcp_lease_replica_info",
+    type: "gauge",
+    labels: ["replica"],
+    help: "1, with this replica's id in the lease tables and its logs (Postgres state store): to tell the replicas apart.",
+    unit: "",
+    group: "exporter",
+    source: "runtime",
+    *value({ runtime }) {
+      const leases = runtime.leases?.();
+      if (leases !== undefined) yield { labels: { replica: leases.replicaId }, value: 1 };
     },
   },
   {

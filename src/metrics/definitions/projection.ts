@@ -26,9 +26,15 @@ export interface AccountProbe {
 
 /** What the lease manager tells about this replica's leases; `LeaseManager` satisfies it. */
 export interface LeaseProbe {
+  /** This replica's id in the lease tables. */
+  readonly replicaId: string;
   heldProjects(): readonly string[];
   readonly liveReplicas: number | undefined;
   readonly targetProjects: number | undefined;
+  /** The projects the replicas share. */
+  readonly fleetProjects: number | undefined;
+  /** Of those, the ones with no live holder. */
+  readonly unownedProjects: number | undefined;
   /** Epoch milliseconds. */
   readonly lastHeartbeatMs: number | undefined;
 }

@@ -1,4 +1,7 @@
-/** Lease families counted from the lease manager's reports. */
+/**
+ * Lease families counted from the lease manager's reports; a heartbeat that counted something
+ * new (live replicas, shares, unowned projects) rebuilds the rendering.
+ */
 import type { LeaseObserver } from "../../leases/index.js";
 import type { EventFamilies } from "./registry.js";
 
@@ -31,6 +34,9 @@ export function leaseCounters(
     },
     heartbeatFailed() {
       heartbeatFailures?.inc();
+      changed();
+    },
+    standingChanged() {
       changed();
     },
   };

@@ -1,5 +1,5 @@
 /**
- * Scenario 7 (the delivery loop at rest and on a new alert), in this process: the notifier with
+ * Scenario 8 (the delivery loop at rest and on a new alert), in this process: the notifier with
  * two webhook sinks (a local receiver) over `projects` watched projects whose outboxes are empty.
  *
  * - At rest: how often the delivery looks at a project's outbox, and the process's CPU time,

@@ -31,9 +31,12 @@ export const PROBES: Partial<ExporterMetricsOptions> = {
     },
   ],
   leases: () => ({
+    replicaId: "pgcp-0-4242-a1b2c3",
     heldProjects: () => ["p-alpha", "p-beta"],
     liveReplicas: 3,
     targetProjects: 2,
+    fleetProjects: 6,
+    unownedProjects: 1,
     lastHeartbeatMs: T0_MS,
   }),
   configLoads: () => ({ lastReloadSuccessful: false, lastSuccessMs: T0_MS }),
