@@ -27,7 +27,7 @@ import {
 import type { NameLookup } from "../../sync/index.js";
 import { withNames } from "../rules/names.js";
 import type { FiringKeeper, SendResult } from "../sinks/sink.js";
-import { expired, nextBatch, settlement } from "./delivery-plan.js";
+import { expired, nextBatch, retryDelayMs, settlement } from "./delivery-plan.js";
 import type { EntryBirths } from "./entry-births.js";
 import type { OutboxOwner, SinkLane } from "./sink-lane.js";
 
@@ -230,7 +230,6 @@ async function settleStage(
   );
   const fields = { sink: lane.name, project: owner.projectId, alerts: alerts.length };
   if (decided.kind === "acknowledge") {
-    lane.backoff.delete(owner.projectId);
     await acknowledgeSent(lane, chosen, env);
     env.logger.info(fields, "alerts delivered");
     return;
@@ -258,13 +257,26 @@ async function acknowledgeSent(lane: SinkLane, chosen: Chosen, env: LaneEnv): Pr
   const { owner, alerts, entries } = chosen;
   const wall = env.clock.wall();
   const ids = new Set(alerts.map((a) => a.id));
-  await owner.updateOutbox(wall, (s) => ({
-    outbox: acknowledge(s.outbox, lane.name, ids),
-    deadLetters: s.deadLetters,
-    ...(lane.sink.firing === undefined
-      ? {}
-      : { firing: acknowledgeFiring(s.firing ?? [], lane.name, alerts, wall) }),
-  }));
+  const failures = lane.backoff.get(owner.projectId)?.failures ?? 0;
+  try {
+    await owner.updateOutbox(wall, (s) => ({
+      outbox: acknowledge(s.outbox, lane.name, ids),
+      deadLetters: s.deadLetters,
+      ...(lane.sink.firing === undefined
+        ? {}
+        : { firing: acknowledgeFiring(s.firing ?? [], lane.name, alerts, wall) }),
+    }));
+  } catch (error) {
+    // Delivered, but not acknowledged (the store is out of reach): sending again at once would
+    // only repeat the delivery, so the project backs off as after a failed attempt.
+    const delayMs = retryDelayMs(failures + 1, undefined, env.random());
+    lane.backoff.set(owner.projectId, {
+      failures: failures + 1,
+      retryAtMs: env.clock.monotonic() + delayMs,
+    });
+    throw error;
+  }
+  lane.backoff.delete(owner.projectId);
   const keeper = lane.sink.firing;
   if (keeper !== undefined) {
     // The first alert to fire waits a whole interval before it is sent again.
