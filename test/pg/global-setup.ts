@@ -2,12 +2,8 @@
  * Global setup of `npm run test:pg`: a Postgres server for the suite.
  *
  * - `PGCP_TEST_POSTGRES_URL` set: that server (CI starts one with `.ci/postgres`).
- * - Otherwise a throwaway cluster: `initdb` into a temporary directory, started with `pg_ctl`
- *   on a random loopback port (its socket in that directory, fsync off), stopped and removed
- *   at the end. Run as root, the server runs as the `postgres` user (it refuses root). TCP
- *   connections authenticate with scram-sha-256 (the superuser's password, random per run,
- *   is in the URL), so that a wrong password is refused as by a real server; the socket
- *   trusts.
+ * - Otherwise a throwaway cluster (`cluster.ts`): `initdb` into a temporary directory, started
+ *   with `pg_ctl` on a random loopback port, stopped and removed at the end.
  * - Neither possible: the suite fails under `CI=true`, and is skipped elsewhere with a message
  *   naming the Debian package (`postgresql`).
  *
@@ -17,15 +13,9 @@
  *
  * Each test file makes its own database on the server (`createTestDatabase`).
  */
-import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { freePort } from "../e2e/support/server-process.js";
-import { ownForServer, runAsServer } from "./as-postgres.js";
+import { POSTGRESQL_HINT, startThrowawayCluster } from "./cluster.js";
 import { PGBOUNCER_HINT, startPgBouncer, type PgBouncer } from "./pgbouncer.js";
 
 declare module "vitest" {
@@ -41,8 +31,7 @@ declare module "vitest" {
   }
 }
 
-const INSTALL_HINT =
-  "install the Debian package postgresql (apt-get install postgresql), or set PGCP_TEST_POSTGRES_URL";
+const INSTALL_HINT = `${POSTGRESQL_HINT}, or set PGCP_TEST_POSTGRES_URL`;
 
 let stopCluster: (() => Promise<void>) | undefined;
 let bouncer: PgBouncer | undefined;
@@ -104,87 +93,5 @@ async function ping(url: string): Promise<void> {
     await client.query("SELECT 1");
   } finally {
     await client.end();
-  }
-}
-
-/** The newest PostgreSQL server's bin directory (Debian installs them side by side). */
-function serverBinaries(): string {
-  const root = "/usr/lib/postgresql";
-  if (existsSync(root)) {
-    const versions = readdirSync(root)
-      .filter((v) => /^\d+$/.test(v) && existsSync(path.join(root, v, "bin", "initdb")))
-      .sort((a, b) => Number(b) - Number(a));
-    if (versions[0] !== undefined) return path.join(root, versions[0], "bin");
-  }
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    if (dir !== "" && existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "pg_ctl")))
-      return dir;
-  }
-  throw new Error("the PostgreSQL server binaries (initdb, pg_ctl) were not found");
-}
-
-async function startThrowawayCluster(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const bin = serverBinaries();
-  const dir = await mkdtemp(path.join(tmpdir(), "pgcp-pg-"));
-  const data = path.join(dir, "data");
-  const log = path.join(dir, "server.log");
-  // The server refuses to run as root: run it as `postgres` (Debian's server user).
-  const as = runAsServer;
-  const password = randomBytes(12).toString("hex");
-  const passwordFile = path.join(dir, "password");
-  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
-  await ownForServer(dir, passwordFile);
-  await chmod(dir, 0o700);
-  try {
-    await as(path.join(bin, "initdb"), [
-      "-D",
-      data,
-      "--auth-local=trust",
-      "--auth-host=scram-sha-256",
-      `--pwfile=${passwordFile}`,
-      "-U",
-      "postgres",
-      "-E",
-      "UTF8",
-      "--no-sync",
-    ]);
-    await rm(passwordFile, { force: true });
-    let port = 0;
-    for (let attempt = 0; ; attempt++) {
-      port = await freePort();
-      try {
-        await as(path.join(bin, "pg_ctl"), [
-          "-D",
-          data,
-          "-l",
-          log,
-          "-w",
-          "-t",
-          "30",
-          "-o",
-          `-p ${String(port)} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-          "start",
-        ]);
-        break;
-      } catch (error) {
-        if (attempt >= 2) {
-          const text = await readFile(log, "utf8").catch(() => "");
-          throw new Error(`pg_ctl start failed: ${String(error)}\n${text.slice(-2000)}`);
-        }
-      }
-    }
-    const stop = async () => {
-      await as(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]).catch(
-        () => undefined,
-      );
-      await rm(dir, { recursive: true, force: true });
-    };
-    return {
-      url: `postgres://postgres:${password}@127.0.0.1:${String(port)}/postgres`,
-      stop,
-    };
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
   }
 }
