@@ -70,6 +70,26 @@ export function spawnRun(
   return run;
 }
 
+/** The run exists and its process has not exited. */
+export function alive(run: DaemonRun | undefined): run is DaemonRun {
+  return run !== undefined && run.child.exitCode === null && run.child.signalCode === null;
+}
+
+/**
+ * What a run wrote that is not a log line (a crash, or a warning of the runtime such as the
+ * MaxListenersExceededWarning the scheduler's shared abort signal once caused), as a problem.
+ */
+export function otherOutputProblems(run: DaemonRun): string[] {
+  const rest = run
+    .text()
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .join("\n");
+  return rest === ""
+    ? []
+    : [`run ${run.n} wrote something other than log lines:\n${rest.slice(0, 1500)}`];
+}
+
 /** Resident memory of a process in bytes (Linux `/proc`), or undefined. */
 export async function residentBytes(pid: number | undefined): Promise<number | undefined> {
   if (pid === undefined) return undefined;
