@@ -44,6 +44,8 @@ export function spawnRun(
   cli: string,
   configFile: string,
   env: Record<string, string>,
+  /** Info lines to keep besides the notable ones. */
+  keepAlso: (line: LogLine) => boolean = () => false,
 ): DaemonRun {
   const messages = new Map<string, number>();
   const daemon = spawnDaemon<LogLine>(configFile, {
@@ -51,7 +53,9 @@ export function spawnRun(
     env,
     output: "other",
     keepLog: (line) =>
-      (line.level !== "info" && line.level !== "debug") || NOTABLE_INFO.has(line.msg ?? ""),
+      (line.level !== "info" && line.level !== "debug") ||
+      NOTABLE_INFO.has(line.msg ?? "") ||
+      keepAlso(line),
     onLog: (line) => {
       const msg = line.msg ?? "";
       messages.set(msg, (messages.get(msg) ?? 0) + 1);

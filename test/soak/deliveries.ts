@@ -19,12 +19,14 @@ export interface WebhookAlert {
 export interface Delivered<R extends WebhookRequest> {
   /** Failure alerts delivered, as `op status`. */
   readonly failures: Set<string>;
-  /** The ids of the failure alerts delivered. */
-  readonly failureIds: Set<string>;
+  /** The ids each failure (`op status`) was delivered under. */
+  readonly idsByFailure: Map<string, Set<string>>;
   /** Each alert id's deliveries, in order. */
   readonly deliveries: Map<string, R[]>;
   /** Other alerts (recovered, stuck) delivered. */
   readonly other: number;
+  /** Alerts delivered, by kind (each alert once). */
+  readonly byKind: Record<string, number>;
 }
 
 /** The alerts of a webhook request's body (none when it is not one). */
@@ -39,20 +41,23 @@ export function deliveredAlerts<R extends WebhookRequest>(
   answered2xx: (request: R) => boolean,
 ): Delivered<R> {
   const failures = new Set<string>();
-  const failureIds = new Set<string>();
+  const idsByFailure = new Map<string, Set<string>>();
   const deliveries = new Map<string, R[]>();
   let other = 0;
+  const byKind: Record<string, number> = {};
   for (const request of requests) {
     if (!answered2xx(request)) continue;
     for (const alert of webhookAlerts(request)) {
       const seen = deliveries.get(alert.id) ?? [];
       seen.push(request);
       deliveries.set(alert.id, seen);
+      if (seen.length === 1) byKind[alert.kind] = (byKind[alert.kind] ?? 0) + 1;
       if (alert.kind === "operation_failed") {
-        failures.add(`${alert.operation_id} ${alert.status}`);
-        failureIds.add(alert.id);
+        const failure = `${alert.operation_id} ${alert.status}`;
+        failures.add(failure);
+        idsByFailure.set(failure, (idsByFailure.get(failure) ?? new Set()).add(alert.id));
       } else if (seen.length === 1) other += 1;
     }
   }
-  return { failures, failureIds, deliveries, other };
+  return { failures, idsByFailure, deliveries, other, byKind };
 }
