@@ -174,12 +174,31 @@ function profile(): Profile {
 
 /** What the soak starts, stopped in reverse order at the end, also on failure or Ctrl-C. */
 const cleanups: (() => Promise<unknown>)[] = [];
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch((error: unknown) => {
-      process.stderr.write(`cleaning up failed: ${String(error)}\n`);
-    });
-  }
+/** Set on Ctrl-C: nothing more is started. */
+const interrupted = { now: false };
+
+/** Registers `cleanup`; the function returned runs it now (once) and forgets it. */
+function registerCleanup(cleanup: () => Promise<unknown>): () => Promise<void> {
+  cleanups.push(cleanup);
+  return async () => {
+    const i = cleanups.indexOf(cleanup);
+    if (i < 0) return;
+    cleanups.splice(i, 1);
+    await cleanup();
+  };
+}
+
+let cleaning: Promise<void> | undefined;
+/** Runs every cleanup left, newest first; a second call waits for the first. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => {
+        process.stderr.write(`cleaning up failed: ${String(error)}\n`);
+      });
+    }
+  })();
+  return cleaning;
 }
 
 const t0 = performance.now();
@@ -224,9 +243,12 @@ async function main(): Promise<void> {
   // One generator per route, from the seed: a route's choices do not depend on the other's.
   for (const [i, route] of p.routes.entries()) {
     let bouncer: PgBouncer | undefined;
+    let stopBouncer = () => Promise.resolve();
     if (route === "pgbouncer") {
       try {
-        bouncer = await startPgBouncer({ serverUrl: cluster.url });
+        const started = await startPgBouncer({ serverUrl: cluster.url });
+        bouncer = started;
+        stopBouncer = registerCleanup(() => started.stop());
       } catch (error) {
         const reason = `no PgBouncer: ${error instanceof Error ? error.message : String(error)}; ${PGBOUNCER_HINT}`;
         if (ci) throw new Error(reason);
@@ -248,7 +270,7 @@ async function main(): Promise<void> {
       routes.push(results);
       problems.push(...results.problems.map((problem) => `${route}: ${problem}`));
     } finally {
-      await bouncer?.stop();
+      await stopBouncer();
     }
   }
 
@@ -410,6 +432,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
   /** Runs the soak sent SIGKILL or SIGTERM (any other end is a problem). */
   const signalled = new Map<DaemonRun, "SIGKILL" | "SIGTERM">();
   const spawnIn = (slotName: string, proxy: TcpProxy): DaemonRun => {
+    if (interrupted.now) throw new Error("interrupted");
     const run = spawnRun(
       runs.length + 1,
       CLI,
@@ -493,7 +516,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
 
   // --- the faults --------------------------------------------------------------------------
   const faults: FaultRecord[] = [];
-  const terminated = { backends: 0, byName: 0 };
+  const terminated = { backends: 0 };
   const rolling = { restarts: 0, exitsNotZero: 0, notReadyWithin: 0 };
   const diedByThemselves = new Set<DaemonRun>();
   const reviveDead = () => {
@@ -555,15 +578,18 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
         // The replicas' own sessions; PgBouncer's server connections carry their clients'
         // name while in use, and may carry none between.
         const named = rows.filter((r) => r.application_name === REPLICA_APPLICATION);
-        const candidates = shuffled(random, named.length > 0 ? named : rows);
-        const chosen = candidates.slice(0, 1 + Math.floor(random() * 3));
-        for (const { pid } of chosen) {
-          await db.query("SELECT pg_terminate_backend($1)", [pid]);
+        const candidates = named.length > 0 ? named : rows;
+        // As many draws whatever the candidates, so that the choices after it replay.
+        const draws = [random(), random(), random(), random()];
+        const chosen = new Set<number>();
+        for (const d of draws.slice(1, 2 + Math.floor((draws[0] ?? 0) * 3))) {
+          const candidate = candidates[Math.floor(d * candidates.length)];
+          if (candidate !== undefined) chosen.add(candidate.pid);
         }
-        terminated.backends += chosen.length;
-        if (named.length > 0) terminated.byName += chosen.length;
+        for (const pid of chosen) await db.query("SELECT pg_terminate_backend($1)", [pid]);
+        terminated.backends += chosen.size;
         return {
-          detail: `${chosen.length} of ${rows.length} backends (${named.length} named ${REPLICA_APPLICATION})`,
+          detail: `${chosen.size} of ${rows.length} backends (${named.length} named ${REPLICA_APPLICATION})`,
         };
       }
       case "rolling_restart": {
@@ -966,6 +992,7 @@ function senderOf(request: ReceivedRequest): string {
 }
 
 const stop = (signal: NodeJS.Signals) => {
+  interrupted.now = true;
   log(`${signal}: cleaning up`);
   void cleanUp().finally(() => process.exit(130));
 };
@@ -973,6 +1000,9 @@ process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 try {
   await main();
+} catch (error) {
+  // Ctrl-C: what broke as things were stopped under it is no news.
+  if (!interrupted.now) throw error;
 } finally {
   await cleanUp();
 }
