@@ -824,10 +824,22 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
   let repeatedAlerts = 0;
   let repeatsSameKey = 0;
   let repeatsBySameReplica = 0;
+  const repeatLog: ReplicaRouteResults["repeatLog"][number][] = [];
   for (const [id, requests] of got.deliveries) {
     const [first, ...again] = requests;
     if (first === undefined || again.length === 0) continue;
     repeatedAlerts += 1;
+    const lastAt = requests.at(-1)?.receivedAtMs ?? first.receivedAtMs;
+    repeatLog.push({
+      alert: id,
+      deliveries: requests.length,
+      by: requests.map(senderOf).join(" "),
+      atSeconds: (first.receivedAtMs - trafficFromMs) / 1000,
+      overSeconds: (lastAt - first.receivedAtMs) / 1000,
+      during: faults
+        .filter((f) => f.fromMs <= lastAt && f.toMs >= first.receivedAtMs)
+        .map((f) => `${f.kind}${f.target === undefined ? "" : ` ${f.target}`}`),
+    });
     for (const request of again) {
       repeats += 1;
       if (keyOf(request) === keyOf(first)) repeatsSameKey += 1;
@@ -901,6 +913,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     repeatedAlerts,
     repeatsWithTheirKey: repeatsSameKey,
     repeatsBySameReplica,
+    repeatLog,
     unpolled,
     catchUpSeconds,
     stoppedCleanly,

@@ -175,6 +175,16 @@ export interface ReplicaRouteResults {
   readonly repeatedAlerts: number;
   readonly repeatsWithTheirKey: number;
   readonly repeatsBySameReplica: number;
+  /** Each alert delivered more than once: by whom (in order), when, and the faults meanwhile. */
+  readonly repeatLog: readonly {
+    readonly alert: string;
+    readonly deliveries: number;
+    readonly by: string;
+    /** The first delivery, in seconds from the start of the traffic, and the span to the last. */
+    readonly atSeconds: number;
+    readonly overSeconds: number;
+    readonly during: readonly string[];
+  }[];
   readonly unpolled: {
     readonly longest: UnpolledGap | undefined;
     readonly byFault: Partial<Record<ReplicaFault, UnpolledGap>>;
@@ -266,6 +276,18 @@ export function replicaSoakReport(r: ReplicaSoakResults): string {
         `Errors logged (${x.route}): ` +
         (Object.entries(x.errorsLogged)
           .map(([msg, n]) => `${msg} (${n})`)
+          .join("; ") || "none") +
+        ".",
+    ),
+    ...routes.map(
+      (x) =>
+        `Alerts delivered more than once (${x.route}): ` +
+        (x.repeatLog
+          .map(
+            (a) =>
+              `${a.deliveries} times by ${a.by} over ${a.overSeconds.toFixed(1)} s` +
+              (a.during.length === 0 ? "" : ` (${a.during.join(", ")})`),
+          )
           .join("; ") || "none") +
         ".",
     ),
