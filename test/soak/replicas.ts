@@ -36,7 +36,7 @@
  * commits (an idle one too), so the longest gap between two commits of a project, by the
  * database's clock, from the start of the traffic to the end of the faults.
  *
- * Settings (environment): SOAK_SECONDS (of faults per route; default 300, `--ci` 40),
+ * Settings (environment): SOAK_SECONDS (of faults per route; default 240, `--ci` 40),
  * SOAK_PROJECTS (9; 6), SOAK_ROUTES (`direct,pgbouncer`), SOAK_FAULTS (all; a comma-separated
  * subset), SOAK_SEED (random, printed), SOAK_OUT (default `test/soak/results-replicas.json`;
  * `--ci`: `.bench/soak-replicas-ci.json`), SOAK_VERBOSE=1 (each fault's detail). Needs Debian's
@@ -153,7 +153,7 @@ function listFromEnv<T extends string>(name: string, all: readonly T[]): readonl
 
 function profile(): Profile {
   const ci = process.argv.includes("--ci");
-  const seconds = Number(process.env.SOAK_SECONDS ?? (ci ? 40 : 300));
+  const seconds = Number(process.env.SOAK_SECONDS ?? (ci ? 40 : 240));
   const projects = Number(process.env.SOAK_PROJECTS ?? (ci ? 6 : 9));
   if (!(seconds >= 10) || !(projects >= REPLICAS)) {
     throw new Error(`SOAK_SECONDS must be at least 10 and SOAK_PROJECTS at least ${REPLICAS}`);
