@@ -2,10 +2,21 @@
  * One run of the real daemon (`node dist/cli.js run --config FILE`) as a child process
  * (`test/support/daemon-process.ts`), set up for a long soak: its JSON log lines kept in part
  * and counted in full, its output other than log lines, its `/metrics` address and its resident
- * memory.
+ * memory; and the settings the soaks give the daemon and the simulator alike.
  */
 import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { spawnDaemon, type DaemonProcess } from "../support/daemon-process.js";
+import { FUTURE_TOLERANCE_SECONDS } from "./faults.js";
+
+/** The repository: the soaks' build is `node_modules/.cache/pgcp-bench/test/soak/`. */
+export const REPOSITORY = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../../../..",
+);
+/** The daemon the soaks run, as deployed (`npm run build`). */
+export const CLI = path.join(REPOSITORY, "dist/cli.js");
 
 export interface LogLine {
   readonly level?: string;
@@ -30,6 +41,36 @@ export interface DaemonRun extends DaemonProcess<LogLine> {
   metricsUrl: string | undefined;
   readonly spawnedAtMs: number;
 }
+
+/**
+ * The soaks' polling: every project each second, endpoints every 3 s, small pages (10, then 25,
+ * at most 3 per poll) so that a run that was down comes back to a catch-up in segments, and
+ * dates up to a week ahead (the simulated clock runs far ahead of the daemon's).
+ */
+export const SOAK_POLL = {
+  interval: 1,
+  fastInterval: 1,
+  endpointsInterval: 3,
+  firstPageLimit: 10,
+  pageLimit: 25,
+  maxPagesPerPoll: 3,
+  futureTolerance: FUTURE_TOLERANCE_SECONDS,
+} as const;
+
+/**
+ * The simulator's traffic in the soaks (besides the number of projects): 90 activities per
+ * simulated minute, 12% of operations failing (half of them retried), some slow or cancelled.
+ */
+export const SOAK_TRAFFIC = {
+  operationsPerMinute: 90,
+  failureShare: 0.12,
+  retryShare: 0.5,
+  slowShare: 0.03,
+  cancellationShare: 0.03,
+} as const;
+
+/** The soaks' sinks send a message per half second of alerts, at most five alerts in it. */
+export const SOAK_BATCHING = { groupWindow: 0.5, maxBatch: 5 } as const;
 
 /** Messages kept whole even at level info. */
 const NOTABLE_INFO = new Set([

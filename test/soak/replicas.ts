@@ -46,7 +46,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { ProjectState } from "../../src/store/index.js";
 import { PostgresStateStore } from "../../src/store/postgres-store.js";
@@ -78,9 +77,19 @@ import {
   type Arrivals,
   type TruthFailure,
 } from "../sync/support.js";
-import { alive, otherOutputProblems, spawnRun, type DaemonRun } from "./daemon.js";
+import {
+  alive,
+  CLI,
+  REPOSITORY,
+  otherOutputProblems,
+  SOAK_BATCHING,
+  SOAK_POLL,
+  SOAK_TRAFFIC,
+  spawnRun,
+  type DaemonRun,
+} from "./daemon.js";
 import { deliveredAlerts } from "./deliveries.js";
-import { FUTURE_TOLERANCE_SECONDS, pick } from "./faults.js";
+import { pick } from "./faults.js";
 import {
   replicaSoakReport,
   type ReplicaFault,
@@ -88,11 +97,6 @@ import {
   type ReplicaSoakResults,
   type UnpolledGap,
 } from "./report.js";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The repository: the build is `node_modules/.cache/pgcp-bench/test/soak/`. */
-const repository = path.resolve(here, "../../../../..");
-const CLI = path.join(repository, "dist/cli.js");
 
 const REPLICAS = 3;
 const LEASE_SECONDS = 3;
@@ -215,7 +219,7 @@ async function main(): Promise<void> {
   const out =
     process.env.SOAK_OUT ??
     path.join(
-      repository,
+      REPOSITORY,
       p.ci ? ".bench/soak-replicas-ci.json" : "test/soak/results-replicas.json",
     );
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
@@ -234,8 +238,8 @@ async function main(): Promise<void> {
     );
   }
   cleanups.push(() => cluster.stop());
-  await mkdir(path.join(repository, ".bench"), { recursive: true });
-  const dir = await mkdtemp(path.join(repository, ".bench", "soak-replicas-"));
+  await mkdir(path.join(REPOSITORY, ".bench"), { recursive: true });
+  const dir = await mkdtemp(path.join(REPOSITORY, ".bench", "soak-replicas-"));
   cleanups.push(() => removeDir(dir));
 
   const routes: ReplicaRouteResults[] = [];
@@ -382,14 +386,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     apiKey: API_KEY,
     startTime: new Date(),
     availabilityCheckSeconds: 120,
-    traffic: {
-      projects: p.projects,
-      operationsPerMinute: 90,
-      failureShare: 0.12,
-      retryShare: 0.5,
-      slowShare: 0.03,
-      cancellationShare: 0.03,
-    },
+    traffic: { projects: p.projects, ...SOAK_TRAFFIC },
   });
   cleanups.push(() => sim.close());
   const hook = await startReceiver();
@@ -404,22 +401,13 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     // The URL (with its password) comes from each replica's environment, through its proxy.
     state: { dir: path.join(setup.dir, "unused"), leaseDuration: LEASE_SECONDS },
     history: "postgres",
-    poll: {
-      interval: 1,
-      fastInterval: 1,
-      endpointsInterval: 3,
-      firstPageLimit: 10,
-      pageLimit: 25,
-      maxPagesPerPoll: 3,
-      futureTolerance: FUTURE_TOLERANCE_SECONDS,
-    },
+    poll: SOAK_POLL,
     sinks: [
       {
         name: "hook",
         kind: "webhook",
         timeout: 2,
-        groupWindow: 0.5,
-        maxBatch: 5,
+        ...SOAK_BATCHING,
         // Failures that join a platform incident are sent one by one too: each must arrive.
         holdIncidentAlerts: false,
       },

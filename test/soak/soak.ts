@@ -27,7 +27,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { writeJson } from "../bench/lib/json-file.js";
 import { UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
 import { keepClockMoving } from "../support/moving-clock.js";
@@ -47,9 +46,14 @@ import {
 import { deliveredAlerts } from "./deliveries.js";
 import {
   alive,
+  CLI,
+  REPOSITORY,
   otherOutputProblems,
   residentBytes,
   scrape,
+  SOAK_BATCHING,
+  SOAK_POLL,
+  SOAK_TRAFFIC,
   spawnRun,
   type DaemonRun,
   type LogLine,
@@ -58,7 +62,6 @@ import {
   API_FAULT_CLASSES,
   API_MAX_RESPONSE_BYTES,
   API_TIMEOUT_SECONDS,
-  FUTURE_TOLERANCE_SECONDS,
   SINK_OUTAGE_MODES,
   SINK_TIMEOUT_SECONDS,
   classOf,
@@ -70,11 +73,6 @@ import {
   type SinkOutageMode,
 } from "./faults.js";
 import { soakReport, type SoakResults } from "./report.js";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The repository: the build is `node_modules/.cache/pgcp-bench/test/soak/`. */
-const repository = path.resolve(here, "../../../../..");
-const CLI = path.join(repository, "dist/cli.js");
 
 interface Profile {
   readonly seconds: number;
@@ -177,7 +175,7 @@ async function main(): Promise<void> {
   const out =
     process.env.SOAK_OUT ??
     path.join(
-      repository,
+      REPOSITORY,
       process.argv.includes("--ci") ? ".bench/soak-ci.json" : "test/soak/results.json",
     );
   const log = (message: string) => {
@@ -188,21 +186,14 @@ async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   log(`soak: ${p.seconds} s, ${p.projects} projects, seed ${seed} (replay with SOAK_SEED=${seed})`);
 
-  await mkdir(path.join(repository, ".bench"), { recursive: true });
-  const dir = await mkdtemp(path.join(repository, ".bench", "soak-"));
+  await mkdir(path.join(REPOSITORY, ".bench"), { recursive: true });
+  const dir = await mkdtemp(path.join(REPOSITORY, ".bench", "soak-"));
   const stateDir = path.join(dir, "state");
   const sim = await startTestSimulator({
     seed,
     startTime: new Date(),
     availabilityCheckSeconds: 120,
-    traffic: {
-      projects: p.projects,
-      operationsPerMinute: 90,
-      failureShare: 0.12,
-      retryShare: 0.5,
-      slowShare: 0.03,
-      cancellationShare: 0.03,
-    },
+    traffic: { projects: p.projects, ...SOAK_TRAFFIC },
   });
 
   // The sink: a webhook receiver whose answers the soak scripts.
@@ -254,31 +245,15 @@ async function main(): Promise<void> {
     projects: "all",
     discoveryInterval: 5,
     state: { dir: stateDir },
-    poll: {
-      interval: 1,
-      fastInterval: 1,
-      endpointsInterval: 3,
-      // Small pages, so that a run killed for a while comes back to a catch-up in segments.
-      firstPageLimit: 10,
-      pageLimit: 25,
-      maxPagesPerPoll: 3,
-      futureTolerance: FUTURE_TOLERANCE_SECONDS,
-    },
+    poll: SOAK_POLL,
     sinks: [
-      {
-        name: "hook",
-        kind: "webhook",
-        timeout: SINK_TIMEOUT_SECONDS,
-        groupWindow: 0.5,
-        maxBatch: 5,
-      },
+      { name: "hook", kind: "webhook", timeout: SINK_TIMEOUT_SECONDS, ...SOAK_BATCHING },
       {
         name: "am",
         kind: "alertmanager",
         urlsEnv: "SOAK_ALERTMANAGER_URL",
         timeout: SINK_TIMEOUT_SECONDS,
-        groupWindow: 0.5,
-        maxBatch: 5,
+        ...SOAK_BATCHING,
         resendInterval: 2,
       },
     ],
