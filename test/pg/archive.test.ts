@@ -30,13 +30,8 @@ import {
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { sleep, waitFor } from "../support/wait.js";
 import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
-import {
-  checkArchive,
-  createMigratedDatabase,
-  describePg,
-  readStates,
-  type TestDatabase,
-} from "./support.js";
+import { checkArchive, readStates } from "./checks.js";
+import { createMigratedDatabase, describePg, type TestDatabase } from "./support.js";
 
 const PROJECTS = 4;
 const KILLS = 7;

@@ -2,8 +2,8 @@
  * Global setup of `npm run test:pg`: a Postgres server for the suite.
  *
  * - `PGCP_TEST_POSTGRES_URL` set: that server (CI starts one with `.ci/postgres`).
- * - Otherwise a throwaway server (`test/support/postgres-server.ts`), stopped and removed at
- *   the end.
+ * - Otherwise a throwaway cluster (`cluster.ts`): `initdb` into a temporary directory, started
+ *   with `pg_ctl` on a random loopback port, stopped and removed at the end.
  * - Neither possible: the suite fails under `CI=true`, and is skipped elsewhere with a message
  *   naming the Debian package (`postgresql`).
  *
@@ -14,8 +14,9 @@
  * Each test file makes its own database on the server (`createTestDatabase`).
  */
 import type { TestProject } from "vitest/node";
-import { pingPostgres, startThrowawayPostgres } from "../support/postgres-server.js";
-import { PGBOUNCER_HINT, startPgBouncer, type PgBouncer } from "./pgbouncer.js";
+import { pingPostgres } from "../support/postgres-server.js";
+import { POSTGRESQL_HINT, startThrowawayCluster } from "../support/postgres-cluster.js";
+import { PGBOUNCER_HINT, startPgBouncer, type PgBouncer } from "../support/pgbouncer.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,8 +31,7 @@ declare module "vitest" {
   }
 }
 
-const INSTALL_HINT =
-  "install the Debian package postgresql (apt-get install postgresql), or set PGCP_TEST_POSTGRES_URL";
+const INSTALL_HINT = `${POSTGRESQL_HINT}, or set PGCP_TEST_POSTGRES_URL`;
 
 let stopCluster: (() => Promise<void>) | undefined;
 let bouncer: PgBouncer | undefined;
@@ -42,7 +42,7 @@ export async function setup(project: TestProject): Promise<void> {
   let reason: string | undefined;
   if (url === undefined || url === "") {
     try {
-      const started = await startThrowawayPostgres();
+      const started = await startThrowawayCluster();
       url = started.url;
       stopCluster = started.stop;
     } catch (error) {

@@ -41,6 +41,7 @@ import {
   writeDaemonConfig,
 } from "../support/daemon-config.js";
 import { CLI, DaemonGroup, type DaemonProcess } from "../support/daemon-process.js";
+import { labelValues, sampleValue } from "../support/exposition.js";
 import { failureNotes } from "../support/failure-notes.js";
 import { seededChoices } from "../support/random.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../support/receiver.js";
@@ -50,8 +51,13 @@ import { sleep, waitFor } from "../support/wait.js";
 import { committedArrivals, diffArrivals, truthArrivals, type Arrivals } from "../sync/support.js";
 import {
   checkArchive,
-  createMigratedDatabase,
+  commitLogProblems,
+  installCommitLog,
+  readCommitLog,
   readStates,
+} from "./checks.js";
+import {
+  createMigratedDatabase,
   describePg,
   PG_ROUTES,
   routed,
@@ -90,34 +96,9 @@ describePg.each(PG_ROUTES)("three replicas sharing one Postgres (%s)", (route) =
 
   beforeAll(async () => {
     dir = await tempDir("pgcp-replicas-");
-    // Migrate first, then log every committed state write and every claim (triggers: only
-    // what a transaction commits is logged).
+    // Migrate first, then log every committed state write and every claim.
     db = await createMigratedDatabase("pgcp_replicas");
-    await db.query(`
-      CREATE TABLE test_commits (
-        n bigserial PRIMARY KEY, project_id text, sequence bigint, fencing_token bigint,
-        committed_by text, at timestamptz DEFAULT clock_timestamp());
-      CREATE FUNCTION test_log_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO test_commits (project_id, sequence, fencing_token, committed_by)
-        VALUES (NEW.project_id, NEW.sequence, NEW.fencing_token, NEW.committed_by);
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER test_log_commit AFTER INSERT OR UPDATE ON pgcp_project_state
-        FOR EACH ROW EXECUTE FUNCTION test_log_commit();
-      CREATE TABLE test_claims (
-        n bigserial PRIMARY KEY, project_id text, holder text, fencing_token bigint,
-        at timestamptz DEFAULT clock_timestamp());
-      CREATE FUNCTION test_log_claim() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO test_claims (project_id, holder, fencing_token)
-        VALUES (NEW.project_id, NEW.holder, NEW.fencing_token);
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER test_log_claim AFTER UPDATE ON pgcp_leases
-        FOR EACH ROW WHEN (NEW.fencing_token <> OLD.fencing_token)
-        EXECUTE FUNCTION test_log_claim();
-    `);
+    await installCommitLog(db);
     sim = await startTestSimulator({
       startTime: new Date(),
       apiKey: API_KEY,
@@ -429,44 +410,9 @@ describePg.each(PG_ROUTES)("three replicas sharing one Postgres (%s)", (route) =
 
       // Every commit under the newest claim of its project, by the replica that claimed it; the
       // commits of a project form one unbroken sequence (none lost, none made twice).
-      const commits = await db.query<{
-        project_id: string;
-        sequence: number;
-        token: number;
-        committed_by: string;
-        at: Date;
-      }>(
-        "SELECT project_id, sequence::int, fencing_token::int AS token, committed_by, at FROM test_commits ORDER BY n",
-      );
-      const claims = await db.query<{
-        project_id: string;
-        holder: string;
-        token: number;
-        at: Date;
-      }>("SELECT project_id, holder, fencing_token::int AS token, at FROM test_claims ORDER BY n");
-      const claimer = new Map(claims.map((c) => [`${c.project_id}/${String(c.token)}`, c.holder]));
-      const problems: string[] = [];
-      for (const project of projectIds) {
-        const mine = commits.filter((c) => c.project_id === project);
-        const sequences = mine.map((c) => c.sequence);
-        if (!sequences.every((s, i) => s === i + 1)) {
-          problems.push(
-            `${project}: commit sequences ${sequences.join(",")} are not 1..n in order`,
-          );
-        }
-        for (const [i, c] of mine.entries()) {
-          const by = claimer.get(`${project}/${String(c.token)}`);
-          if (by !== c.committed_by) {
-            problems.push(
-              `${project}#${c.sequence}: committed by ${c.committed_by} under token ${c.token} claimed by ${String(by)}`,
-            );
-          }
-          const before = mine[i - 1];
-          if (before !== undefined && c.token < before.token) {
-            problems.push(`${project}#${c.sequence}: token ${c.token} after token ${before.token}`);
-          }
-        }
-      }
+      const commitLog = await readCommitLog(db);
+      const { commits, claims } = commitLog;
+      const problems = commitLogProblems(projectIds, commitLog);
       expect(problems, problems.join("\n")).toEqual([]);
       // The killed replica's projects went on from its last commit (the sequence is unbroken,
       // checked above) under the others' claims.
@@ -577,33 +523,4 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const x = [...new Set(a)].sort();
   const y = [...new Set(b)].sort();
   return x.length === y.length && x.every((v, i) => v === y[i]);
-}
-
-/** The values of `label` over the samples of `name`. */
-function labelValues(exposition: string, name: string, label: string): string[] {
-  const values: string[] = [];
-  for (const line of exposition.split("\n")) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const match = new RegExp(`[{,]${label}="([^"]*)"`).exec(line);
-    if (match?.[1] !== undefined) values.push(match[1]);
-  }
-  return values;
-}
-
-/** A sample's value (every label given must match); undefined when absent. */
-function sampleValue(
-  exposition: string,
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  for (const line of exposition.split("\n")) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (match?.[1] !== name) continue;
-    const have: Record<string, string> = {};
-    for (const m of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
-      have[m[1]!] = m[2]!;
-    }
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(match[3]);
-  }
-  return undefined;
 }

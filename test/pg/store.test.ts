@@ -21,7 +21,7 @@ import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from "../../src/store/
 import { PostgresStateStore } from "../../src/store/postgres-store.js";
 import { emptyTotals } from "../../src/sync/index.js";
 import { neverPollingSync } from "../support/never-polling-sync.js";
-import { startPgBouncer } from "./pgbouncer.js";
+import { startPgBouncer } from "../support/pgbouncer.js";
 import {
   createTestDatabase,
   describePg,

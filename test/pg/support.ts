@@ -1,13 +1,13 @@
 /**
  * Helpers of the Postgres tests: the suite's server (from the global setup), a fresh database
- * per test file, and small query helpers. The daemon as a child process, waiting and seeded
+ * per test file, and small query helpers. What the database holds against the simulator's truth
+ * is checked in `checks.ts` (shared with the replica soak). The daemon as a child process, waiting and seeded
  * choices are in `test/support/` (`daemon-process.ts`, `wait.ts`, `random.ts`).
  */
 import pg from "pg";
 import { describe, inject } from "vitest";
-import { isEndStatus, type Endpoint } from "../../src/contract/index.js";
-import type { ProjectState } from "../../src/store/index.js";
-import { PostgresStateStore, parseStateRow } from "../../src/store/postgres-store.js";
+import type { Endpoint } from "../../src/contract/index.js";
+import { PostgresStateStore } from "../../src/store/postgres-store.js";
 import { createDatabase } from "../support/postgres-server.js";
 import type { TestSimulator } from "../support/simulator.js";
 
@@ -67,72 +67,6 @@ export async function createMigratedDatabase(prefix: string): Promise<TestDataba
   await store.open();
   await store.close();
   return db;
-}
-
-// --- what the database holds, against the simulator's truth ---------------------------------
-
-/** Every project's committed state, validated. */
-export async function readStates(db: TestDatabase): Promise<Map<string, ProjectState>> {
-  const rows = await db.query<{ project_id: string; text: string }>(
-    "SELECT project_id, document::text AS text FROM pgcp_project_state",
-  );
-  return new Map(
-    rows.map((r) => [r.project_id, parseStateRow(r.project_id, r.text, r.project_id)]),
-  );
-}
-
-/**
- * The operations archive against the truth: every operation in an end status has exactly one
- * row, with its status, failures count and update time; an operation still open has a row only
- * with an end status it went through; no row names an unknown operation. Returns the problems
- * and the number of ended operations.
- */
-export async function checkArchive(
-  db: TestDatabase,
-  sim: TestSimulator,
-  projectIds: readonly string[],
-): Promise<{ problems: string[]; ended: number }> {
-  const rows = await db.query<{
-    project_id: string;
-    operation_id: string;
-    status: string;
-    failures_count: number;
-    updated_at: Date;
-  }>("SELECT project_id, operation_id, status, failures_count, updated_at FROM pgcp_operations");
-  const archive = new Map(rows.map((r) => [`${r.project_id}/${r.operation_id}`, r]));
-  const problems: string[] = [];
-  if (archive.size !== rows.length) problems.push("an operation has several rows");
-  let ended = 0;
-  const known = new Set<string>();
-  for (const project of projectIds) {
-    for (const op of await sim.sim.truth(project)) {
-      const key = `${project}/${op.id}`;
-      known.add(key);
-      const row = archive.get(key);
-      if (isEndStatus(op.status)) {
-        ended += 1;
-        if (
-          row?.status !== op.status ||
-          row.failures_count !== op.failures_count ||
-          row.updated_at.getTime() !== Date.parse(op.updated_at)
-        ) {
-          const archived =
-            row === undefined
-              ? "nothing"
-              : `${row.status} (${row.failures_count}, ${row.updated_at.toISOString()})`;
-          problems.push(
-            `${key}: ${op.status} (${op.failures_count}, ${op.updated_at}) archived as ${archived}`,
-          );
-        }
-      } else if (row !== undefined && !op.history.some((h) => h.status === row.status)) {
-        problems.push(`${key}: open (${op.status}), archived as ${row.status}`);
-      }
-    }
-  }
-  for (const key of archive.keys()) {
-    if (!known.has(key)) problems.push(`${key}: archived, but not in the truth`);
-  }
-  return { problems, ended };
 }
 
 /** Drops a compute database and role a test made on the suite's server (each may be absent). */

@@ -10,4 +10,9 @@ import { fileURLToPath } from "node:url";
 const build = fileURLToPath(new URL("../../", import.meta.url));
 const repository = fileURLToPath(new URL("../../../../../", import.meta.url));
 copyFileSync(`${repository}package.json`, `${build}package.json`);
-await import("./soak.js");
+// `--replicas` (or SOAK_MODE=replicas): the replica soak on PostgreSQL; otherwise the fault soak.
+if (process.argv.includes("--replicas") || process.env.SOAK_MODE === "replicas") {
+  await import("./replicas.js");
+} else {
+  await import("./soak.js");
+}

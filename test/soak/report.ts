@@ -109,3 +109,194 @@ export function soakReport(r: SoakResults): string {
   ];
   return `${lines.join("\n")}\n`;
 }
+
+// --- the replica soak (`test/soak/replicas.ts`) ---------------------------------------------
+
+export type ReplicaFault =
+  "kill" | "db_crash" | "cut" | "pause" | "terminate_backend" | "rolling_restart";
+
+/** A gap between two commits of a project (seconds), and the faults under way meanwhile. */
+export interface UnpolledGap {
+  readonly project: string;
+  readonly seconds: number;
+  /** When it began, in seconds from the start of the traffic. */
+  readonly fromSeconds: number;
+  readonly during: readonly string[];
+}
+
+export interface ReplicaRouteResults {
+  /** How the replicas reach the database: `direct`, or `pgbouncer` (transaction pooling). */
+  readonly route: string;
+  readonly seconds: number;
+  /** From the start of the traffic to the end of the faults. */
+  readonly faultSeconds: number;
+  readonly projects: number;
+  /** Daemon processes started (three, and one per restart). */
+  readonly runs: number;
+  readonly faults: Record<ReplicaFault, number>;
+  readonly faultLog: readonly {
+    readonly kind: ReplicaFault;
+    readonly target?: string;
+    readonly atSeconds: number;
+    readonly seconds: number;
+    readonly detail: string;
+  }[];
+  readonly backendsTerminated: number;
+  readonly rollingRestarts: number;
+  /** Replicas of a rolling restart not ready (`/readyz`) within five leases of their start. */
+  readonly rollingNotReadyWithin: number;
+  /** End-state arrivals of the truth; those missing from the committed states, and extra. */
+  readonly arrivals: number;
+  readonly arrivalsMissing: number;
+  readonly arrivalsExtra: number;
+  /** The commit log: state commits and lease claims, and the commits not under their claim. */
+  readonly commits: number;
+  readonly claims: number;
+  readonly commitLogProblems: number;
+  readonly archivedOperations: number;
+  readonly archiveProblems: number;
+  /** Projects exported (`pgcp_project_up`) by several live replicas at the end, or by none. */
+  readonly exportedTwice: readonly string[];
+  readonly exportedByNone: readonly string[];
+  /** Failures of the truth; their alerts delivered (2xx), lost, and others delivered. */
+  readonly failures: number;
+  readonly failureAlertsDelivered: number;
+  readonly alertsLost: number;
+  /** Failure alerts for no failure of the truth, and failures delivered under several ids. */
+  readonly failureAlertsForNoFailure: number;
+  readonly failuresUnderSeveralIds: number;
+  readonly otherAlertsDelivered: number;
+  /** Alerts delivered by kind (each alert once). */
+  readonly alertsByKind: Record<string, number>;
+  readonly webhookRequests: number;
+  /** Deliveries of an alert after its first, the alerts concerned, and those repeats that came
+   * under the first delivery's Idempotency-Key, or from the same replica. */
+  readonly repeatedDeliveries: number;
+  readonly repeatedAlerts: number;
+  readonly repeatsWithTheirKey: number;
+  readonly repeatsBySameReplica: number;
+  /** Each alert delivered more than once: by whom (in order), when, and the faults meanwhile. */
+  readonly repeatLog: readonly {
+    readonly alert: string;
+    readonly kind: string;
+    readonly deliveries: number;
+    readonly by: string;
+    /** The first delivery, in seconds from the start of the traffic, and the span to the last. */
+    readonly atSeconds: number;
+    readonly overSeconds: number;
+    readonly during: readonly string[];
+  }[];
+  readonly unpolled: {
+    readonly longest: UnpolledGap | undefined;
+    readonly byFault: Partial<Record<ReplicaFault, UnpolledGap>>;
+  };
+  readonly catchUpSeconds: number;
+  /** Replicas that exited with status 0 on the final SIGTERM (of three). */
+  readonly stoppedCleanly: number;
+  readonly diedByThemselves: number;
+  /** Lines at level error or fatal, by message (expected while the database is away). */
+  readonly errorsLogged: Record<string, number>;
+  readonly problems: readonly string[];
+}
+
+export interface ReplicaSoakResults {
+  readonly startedAt: string;
+  readonly seconds: number;
+  readonly seed: number;
+  readonly replicas: number;
+  readonly leaseSeconds: number;
+  readonly routes: readonly ReplicaRouteResults[];
+  /** Routes not run, and why. */
+  readonly skipped: readonly string[];
+  readonly problems: readonly string[];
+}
+
+const gapText = (gap: UnpolledGap | undefined) =>
+  gap === undefined
+    ? "none"
+    : `${gap.seconds.toFixed(1)} s (${gap.project}, from ${gap.fromSeconds.toFixed(0)} s${gap.during.length === 0 ? "" : `, during ${gap.during.join(", ")}`})`;
+
+export function replicaSoakReport(r: ReplicaSoakResults): string {
+  const routes = r.routes;
+  const row = (figure: string, value: (x: ReplicaRouteResults) => string) =>
+    `| ${figure} | ${routes.map(value).join(" | ")} |`;
+  const faultKinds = [...new Set(routes.flatMap((x) => Object.keys(x.faults)))] as ReplicaFault[];
+  const lines = [
+    `Replica soak of ${r.startedAt}: ${r.seconds.toFixed(0)} s, seed ${r.seed}, ${r.replicas} replicas, leases of ${r.leaseSeconds} s.`,
+    "",
+    `| figure | ${routes.map((x) => x.route).join(" | ")} |`,
+    `| --- | ${routes.map(() => "---").join(" | ")} |`,
+    row("faults for (projects)", (x) => `${x.faultSeconds.toFixed(0)} s (${x.projects})`),
+    row(
+      "faults",
+      (x) =>
+        faultKinds
+          .map((k) => `${k} ${String((x.faults[k] as number | undefined) ?? 0)}`)
+          .join(", ") + `; ${x.backendsTerminated} backends terminated`,
+    ),
+    row("daemon runs", (x) => String(x.runs)),
+    row(
+      "end-state arrivals (truth) / missing / extra",
+      (x) => `${x.arrivals} / ${x.arrivalsMissing} / ${x.arrivalsExtra}`,
+    ),
+    row(
+      "commits / claims / commits not under their claim",
+      (x) => `${x.commits} / ${x.claims} / ${x.commitLogProblems}`,
+    ),
+    row("operations archived / wrong", (x) => `${x.archivedOperations} / ${x.archiveProblems}`),
+    row(
+      "projects exported twice / by none at the end",
+      (x) => `${x.exportedTwice.length} / ${x.exportedByNone.length}`,
+    ),
+    row(
+      "failures (truth) / delivered / lost / under several ids / alerts for none",
+      (x) =>
+        `${x.failures} / ${x.failureAlertsDelivered} / ${x.alertsLost} / ${x.failuresUnderSeveralIds} / ${x.failureAlertsForNoFailure}`,
+    ),
+    row("alerts delivered by kind", (x) =>
+      Object.entries(x.alertsByKind)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(", "),
+    ),
+    row(
+      "repeated deliveries (alerts) / under their first key",
+      (x) => `${x.repeatedDeliveries} (${x.repeatedAlerts}) / ${x.repeatsWithTheirKey}`,
+    ),
+    row("webhook requests", (x) => String(x.webhookRequests)),
+    row("longest unpolled", (x) => gapText(x.unpolled.longest)),
+    ...faultKinds.map((k) =>
+      row(`longest unpolled during ${k}`, (x) =>
+        x.unpolled.byFault[k] === undefined ? "–" : `${x.unpolled.byFault[k].seconds.toFixed(1)} s`,
+      ),
+    ),
+    row("caught up at the end in", (x) => `${x.catchUpSeconds.toFixed(1)} s`),
+    row("stopped cleanly at the end", (x) => `${x.stoppedCleanly} of 3`),
+    "",
+    ...routes.map(
+      (x) =>
+        `Errors logged (${x.route}): ` +
+        (Object.entries(x.errorsLogged)
+          .map(([msg, n]) => `${msg} (${n})`)
+          .join("; ") || "none") +
+        ".",
+    ),
+    ...routes.map(
+      (x) =>
+        `Alerts delivered more than once (${x.route}): ` +
+        (x.repeatLog
+          .map(
+            (a) =>
+              `${a.kind} ${a.deliveries} times by ${a.by} over ${a.overSeconds.toFixed(1)} s` +
+              (a.during.length === 0 ? "" : ` (${a.during.join(", ")})`),
+          )
+          .join("; ") || "none") +
+        ".",
+    ),
+    ...(r.skipped.length === 0 ? [] : ["", ...r.skipped.map((s) => `Skipped: ${s}`)]),
+    "",
+    r.problems.length === 0
+      ? "Every check passed."
+      : `Problems (${r.problems.length}):\n${r.problems.map((p) => `- ${p}`).join("\n")}`,
+  ];
+  return `${lines.join("\n")}\n`;
+}

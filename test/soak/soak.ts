@@ -27,24 +27,41 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { writeJson } from "../bench/lib/json-file.js";
-import { isEndStatus } from "../../src/contract/index.js";
 import { UNTHROTTLED_API, writeDaemonConfig } from "../support/daemon-config.js";
 import { keepClockMoving } from "../support/moving-clock.js";
-import { seededRandom, seedFromEnv } from "../support/random.js";
+import { seededRandom, seedFromEnv, shuffled } from "../support/random.js";
 import { startReceiver, type ResponseSpec } from "../support/receiver.js";
-import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
+import { startTestSimulator } from "../support/simulator.js";
 import { readStateFiles } from "../support/state-files.js";
 import { removeDir } from "../support/temp-dir.js";
-import { sleep } from "../support/wait.js";
-import { committedArrivals, diffArrivals, micros, type Arrivals } from "../sync/support.js";
-import { residentBytes, scrape, spawnRun, type DaemonRun, type LogLine } from "./daemon.js";
+import { sleep, Stop } from "../support/wait.js";
+import {
+  committedArrivals,
+  diffArrivals,
+  micros,
+  truthEnds,
+  type Arrivals,
+} from "../sync/support.js";
+import { deliveredAlerts } from "./deliveries.js";
+import {
+  alive,
+  CLI,
+  REPOSITORY,
+  otherOutputProblems,
+  residentBytes,
+  scrape,
+  SOAK_BATCHING,
+  SOAK_POLL,
+  SOAK_TRAFFIC,
+  spawnRun,
+  type DaemonRun,
+  type LogLine,
+} from "./daemon.js";
 import {
   API_FAULT_CLASSES,
   API_MAX_RESPONSE_BYTES,
   API_TIMEOUT_SECONDS,
-  FUTURE_TOLERANCE_SECONDS,
   SINK_OUTAGE_MODES,
   SINK_TIMEOUT_SECONDS,
   classOf,
@@ -56,11 +73,6 @@ import {
   type SinkOutageMode,
 } from "./faults.js";
 import { soakReport, type SoakResults } from "./report.js";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The repository: the build is `node_modules/.cache/pgcp-bench/test/soak/`. */
-const repository = path.resolve(here, "../../../../..");
-const CLI = path.join(repository, "dist/cli.js");
 
 interface Profile {
   readonly seconds: number;
@@ -114,50 +126,6 @@ function profile(): Profile {
       };
 }
 
-function shuffled<T>(random: () => number, items: readonly T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-/** The run exists and its process has not exited. */
-function alive(run: DaemonRun | undefined): run is DaemonRun {
-  return run !== undefined && run.child.exitCode === null && run.child.signalCode === null;
-}
-
-/** A flag the background loops read; a method, so that no narrowing keeps an old value. */
-class Stop {
-  #stopped = false;
-  stop(): void {
-    this.#stopped = true;
-  }
-  stopped(): boolean {
-    return this.#stopped;
-  }
-}
-
-/** The truth: end-state arrivals after `since` (µs), and the failures (op id + status). */
-async function truthOf(
-  sim: TestSimulator,
-  projectId: string,
-  since: number,
-): Promise<{ arrivals: Arrivals; failures: string[] }> {
-  const arrivals: Arrivals = {};
-  const failures: string[] = [];
-  for (const op of await sim.sim.truth(projectId)) {
-    for (const h of op.history) {
-      if (!isEndStatus(h.status) || micros(h.at) <= since) continue;
-      const key = `${op.action} ${h.status}`;
-      arrivals[key] = (arrivals[key] ?? 0) + 1;
-      if (h.status === "failed" || h.status === "error") failures.push(`${op.id} ${h.status}`);
-    }
-  }
-  return { arrivals, failures };
-}
-
 /** Error-level log lines the faults may cause (the API's listing of projects failing). */
 const EXPECTED_ERRORS = new Set([
   "project discovery failed; its projects found before are kept, and it is retried",
@@ -207,7 +175,7 @@ async function main(): Promise<void> {
   const out =
     process.env.SOAK_OUT ??
     path.join(
-      repository,
+      REPOSITORY,
       process.argv.includes("--ci") ? ".bench/soak-ci.json" : "test/soak/results.json",
     );
   const log = (message: string) => {
@@ -218,21 +186,14 @@ async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   log(`soak: ${p.seconds} s, ${p.projects} projects, seed ${seed} (replay with SOAK_SEED=${seed})`);
 
-  await mkdir(path.join(repository, ".bench"), { recursive: true });
-  const dir = await mkdtemp(path.join(repository, ".bench", "soak-"));
+  await mkdir(path.join(REPOSITORY, ".bench"), { recursive: true });
+  const dir = await mkdtemp(path.join(REPOSITORY, ".bench", "soak-"));
   const stateDir = path.join(dir, "state");
   const sim = await startTestSimulator({
     seed,
     startTime: new Date(),
     availabilityCheckSeconds: 120,
-    traffic: {
-      projects: p.projects,
-      operationsPerMinute: 90,
-      failureShare: 0.12,
-      retryShare: 0.5,
-      slowShare: 0.03,
-      cancellationShare: 0.03,
-    },
+    traffic: { projects: p.projects, ...SOAK_TRAFFIC },
   });
 
   // The sink: a webhook receiver whose answers the soak scripts.
@@ -284,31 +245,15 @@ async function main(): Promise<void> {
     projects: "all",
     discoveryInterval: 5,
     state: { dir: stateDir },
-    poll: {
-      interval: 1,
-      fastInterval: 1,
-      endpointsInterval: 3,
-      // Small pages, so that a run killed for a while comes back to a catch-up in segments.
-      firstPageLimit: 10,
-      pageLimit: 25,
-      maxPagesPerPoll: 3,
-      futureTolerance: FUTURE_TOLERANCE_SECONDS,
-    },
+    poll: SOAK_POLL,
     sinks: [
-      {
-        name: "hook",
-        kind: "webhook",
-        timeout: SINK_TIMEOUT_SECONDS,
-        groupWindow: 0.5,
-        maxBatch: 5,
-      },
+      { name: "hook", kind: "webhook", timeout: SINK_TIMEOUT_SECONDS, ...SOAK_BATCHING },
       {
         name: "am",
         kind: "alertmanager",
         urlsEnv: "SOAK_ALERTMANAGER_URL",
         timeout: SINK_TIMEOUT_SECONDS,
-        groupWindow: 0.5,
-        maxBatch: 5,
+        ...SOAK_BATCHING,
         resendInterval: 2,
       },
     ],
@@ -509,14 +454,20 @@ async function main(): Promise<void> {
     await stopClock();
     log(`faults stopped after ${runs.length} runs; the last run catches up`);
     const truth = new Map<string, { arrivals: Arrivals; failures: string[] }>();
-    for (const id of projectIds) truth.set(id, await truthOf(sim, id, since));
+    for (const id of projectIds) {
+      const ends = await truthEnds(sim, id, since);
+      truth.set(id, {
+        arrivals: ends.arrivals,
+        failures: ends.failures.map((f) => `${f.operationId} ${f.status}`),
+      });
+    }
 
     const lastFirstRequest = receiver.requests.length;
     const last = spawnRun(runs.length + 1, CLI, configFile, env);
     runs.push(last);
     current = last;
     const expectedFailures = new Set([...truth.values()].flatMap((t) => t.failures));
-    const delivered = () => deliveredAlerts(receiver.requests, answers);
+    const delivered = () => deliveredAlerts(receiver.requests, (r) => is2xx(answers[r.index]));
     const posted = () => postedFailures(alertmanager.requests, amAnswers);
     const deadline = Date.now() + p.finalMs;
     let caughtUp = false;
@@ -580,18 +531,17 @@ async function main(): Promise<void> {
     for (const r of runInfo) {
       if (r.ending !== "SIGKILL") continue;
       for (let i = r.endRequest - 1; i >= r.firstRequest; i--) {
-        const a = answers[i];
-        if (typeof a === "number" && a >= 200 && a < 300) {
+        if (is2xx(answers[i])) {
           lastTwoxxOfKilled.add(i);
           break;
         }
       }
     }
-    for (const [id, indexes] of got.deliveries) {
-      if (indexes.length < 2) continue;
-      const firstIndex = indexes[0] ?? -1;
+    for (const [id, requests] of got.deliveries) {
+      if (requests.length < 2) continue;
+      const firstIndex = requests[0]?.index ?? -1;
       if (!lastTwoxxOfKilled.has(firstIndex)) {
-        problems.push(`alert ${id} delivered ${indexes.length} times, first not at a kill`);
+        problems.push(`alert ${id} delivered ${requests.length} times, first not at a kill`);
       }
     }
     // The log: every fault class handled, no unexpected error.
@@ -637,15 +587,7 @@ async function main(): Promise<void> {
     const started = runs.reduce((n, r) => n + (r.messages.get("exporter started") ?? 0), 0);
     // Output that is not a log line: a crash, or a warning of the runtime (such as the
     // MaxListenersExceededWarning the scheduler's shared abort signal once caused).
-    for (const r of runs) {
-      const rest = r
-        .text()
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .join("\n");
-      if (rest !== "")
-        problems.push(`run ${r.n} wrote something other than log lines:\n${rest.slice(0, 1500)}`);
-    }
+    problems.push(...runs.flatMap(otherOutputProblems));
 
     // Memory of the long run: its end against a quarter in.
     const longRun = runInfo.reduce((a, b) => (b.ms > a.ms && b.ending === "SIGKILL" ? b : a));
@@ -670,9 +612,9 @@ async function main(): Promise<void> {
 
     let duplicates = 0;
     let duplicateAlerts = 0;
-    for (const indexes of got.deliveries.values()) {
-      if (indexes.length > 1) {
-        duplicates += indexes.length - 1;
+    for (const requests of got.deliveries.values()) {
+      if (requests.length > 1) {
+        duplicates += requests.length - 1;
         duplicateAlerts += 1;
       }
     }
@@ -742,33 +684,6 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * From the receiver's requests and the answers given: failure alerts delivered (`op status`),
- * each alert id's deliveries (request indexes with a 2xx answer), and other alerts delivered.
- */
-function deliveredAlerts(
-  requests: readonly { index: number; json: unknown }[],
-  answers: readonly (number | "drop")[],
-): { failures: Set<string>; deliveries: Map<string, number[]>; other: number } {
-  const failures = new Set<string>();
-  const deliveries = new Map<string, number[]>();
-  let other = 0;
-  for (const request of requests) {
-    const answer = answers[request.index];
-    if (typeof answer !== "number" || answer < 200 || answer > 299) continue;
-    const body = request.json as
-      { alerts?: { id: string; kind: string; operation_id: string; status: string }[] } | undefined;
-    for (const alert of body?.alerts ?? []) {
-      const seen = deliveries.get(alert.id) ?? [];
-      seen.push(request.index);
-      deliveries.set(alert.id, seen);
-      if (alert.kind === "operation_failed") failures.add(`${alert.operation_id} ${alert.status}`);
-      else if (seen.length === 1) other += 1;
-    }
-  }
-  return { failures, deliveries, other };
-}
-
 /** From the Alertmanager receiver's requests answered 2xx: the failures posted (`op status`). */
 function postedFailures(
   requests: readonly { index: number; json: unknown }[],
@@ -776,8 +691,7 @@ function postedFailures(
 ): Set<string> {
   const failures = new Set<string>();
   for (const request of requests) {
-    const answer = answers[request.index];
-    if (typeof answer !== "number" || answer < 200 || answer > 299) continue;
+    if (!is2xx(answers[request.index])) continue;
     const alerts = request.json as { labels: Record<string, string> }[] | undefined;
     for (const { labels } of alerts ?? []) {
       if (labels.alertname === "PgcpOperationFailed") {
@@ -786,6 +700,10 @@ function postedFailures(
     }
   }
   return failures;
+}
+
+function is2xx(answer: number | "drop" | undefined): boolean {
+  return typeof answer === "number" && answer >= 200 && answer <= 299;
 }
 
 await main();

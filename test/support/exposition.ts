@@ -37,3 +37,21 @@ export function findSample(
   }
   return found[0];
 }
+
+/** The values of `label` over the samples of `name`. */
+export function labelValues(exposition: string, name: string, label: string): string[] {
+  return parseExposition(exposition)
+    .filter((s) => s.name === name && s.labels[label] !== undefined)
+    .map((s) => s.labels[label] ?? "");
+}
+
+/** The first sample of `name` whose labels include `labels`: its value, or undefined. */
+export function sampleValue(
+  exposition: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return parseExposition(exposition).find(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  )?.value;
+}

@@ -41,3 +41,13 @@ export function seededChoices(variable: string): SeededChoices {
     replayLine: (what) => `${what} seed: ${seed} (replay with ${variable}=${seed})`,
   };
 }
+
+/** `items` in a random order (Fisher-Yates, with `random`). */
+export function shuffled<T>(random: () => number, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}

@@ -54,3 +54,14 @@ export function waitForWith(defaults: {
     intervalMs = defaults.intervalMs ?? 50,
   ): Promise<T> => waitFor(what, probe, timeoutMs, intervalMs);
 }
+
+/** A flag background loops read; a method, so that no narrowing keeps an old value. */
+export class Stop {
+  #stopped = false;
+  stop(): void {
+    this.#stopped = true;
+  }
+  stopped(): boolean {
+    return this.#stopped;
+  }
+}

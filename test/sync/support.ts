@@ -52,16 +52,38 @@ export async function truthArrivals(
   projectId: string,
   sinceIso: string,
 ): Promise<Arrivals> {
-  const since = micros(sinceIso);
-  const out: Arrivals = {};
+  return (await truthEnds(sim, projectId, micros(sinceIso))).arrivals;
+}
+
+/** An arrival at `failed` or `error` in the truth: what a failure alert reports. */
+export interface TruthFailure {
+  readonly operationId: string;
+  readonly status: string;
+  readonly failuresCount: number;
+}
+
+/**
+ * Every arrival at an end status after `sinceMicros` (µs since the epoch, exclusive), from the
+ * simulator's truth, and the failures among them.
+ */
+export async function truthEnds(
+  sim: TestSimulator,
+  projectId: string,
+  sinceMicros: number,
+): Promise<{ arrivals: Arrivals; failures: TruthFailure[] }> {
+  const arrivals: Arrivals = {};
+  const failures: TruthFailure[] = [];
   for (const op of await sim.sim.truth(projectId)) {
     for (const h of op.history) {
-      if (!isEndStatus(h.status) || micros(h.at) <= since) continue;
+      if (!isEndStatus(h.status) || micros(h.at) <= sinceMicros) continue;
       const key = `${op.action} ${h.status}`;
-      out[key] = (out[key] ?? 0) + 1;
+      arrivals[key] = (arrivals[key] ?? 0) + 1;
+      if (h.status === "failed" || h.status === "error") {
+        failures.push({ operationId: op.id, status: h.status, failuresCount: h.failures_count });
+      }
     }
   }
-  return out;
+  return { arrivals, failures };
 }
 
 /** Retries after `sinceIso` by action: each move on from `failed`, from the simulator's truth. */

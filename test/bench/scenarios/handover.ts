@@ -11,7 +11,8 @@
 import path from "node:path";
 import { QUICK_POLL } from "../../support/daemon-config.js";
 import { DaemonGroup } from "../../support/daemon-process.js";
-import { createDatabase, startThrowawayPostgres } from "../../support/postgres-server.js";
+import { startThrowawayCluster } from "../../support/postgres-cluster.js";
+import { createDatabase } from "../../support/postgres-server.js";
 import {
   heldBy,
   launchReplica,
@@ -61,7 +62,7 @@ export async function measureHandover(
   const given = process.env.PGCP_TEST_POSTGRES_URL;
   const server =
     given === undefined || given === ""
-      ? await startThrowawayPostgres()
+      ? await startThrowawayCluster()
       : { url: given, stop: () => Promise.resolve() };
   const dir = await newScratch(ctx.scratch, "handover-");
   const sim = await startSimWorker();
