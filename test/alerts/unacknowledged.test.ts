@@ -1,8 +1,9 @@
 /**
  * A delivery the store cannot acknowledge (the state store out of reach right after a sink's
- * 2xx): the alerts stay pending and are delivered again, under the same Idempotency-Key, but
- * after a backoff, not at the sink's pace; once a commit goes through, they are acknowledged and
- * not sent again. The notifier runs in this process with a real webhook sink posting to a local
+ * 2xx): the alerts stay pending and are delivered again after a backoff, not at the sink's pace,
+ * as the same message under the same Idempotency-Key even when the outbox has gained alerts
+ * since; once a commit goes through, they are acknowledged and not sent again, and the newer
+ * alert goes in a message of its own. The notifier runs in this process with a real webhook sink posting to a local
  * receiver; the project's outbox is held in memory, and its commits fail while the store is
  * "down".
  */
@@ -40,13 +41,25 @@ it("backs off from a delivery it cannot acknowledge, and stops once it can", asy
       sinks: [{ name: "hook", kind: "webhook", urlEnv: "HOOK_URL", groupWindow: 0 }],
     },
   });
-  const [alert] = alertsFrom(
-    [{ kind: "ended", op: FAILED_OPERATION, status: "failed", count: 1, durationSeconds: 10 }],
-    Date.now(),
-    { cancelledIsFailure: false, retrying: false, recovered: true, linkTemplate: "" },
-  );
-  if (alert === undefined) throw new Error("no alert raised");
-  const entry: OutboxEntry = { alert, createdAtMs: Date.now(), pending: ["hook"] };
+  const failure = (id: string): OutboxEntry => {
+    const [alert] = alertsFrom(
+      [
+        {
+          kind: "ended",
+          op: { ...FAILED_OPERATION, id },
+          status: "failed",
+          count: 1,
+          durationSeconds: 10,
+        },
+      ],
+      Date.now(),
+      { cancelledIsFailure: false, retrying: false, recovered: true, linkTemplate: "" },
+    );
+    if (alert === undefined) throw new Error("no alert raised");
+    return { alert, createdAtMs: Date.now(), pending: ["hook"] };
+  };
+  const first = failure("0b9e5d4c-1111-4222-8333-944455556666");
+  const later = failure("1c8f6e5d-2222-4333-9444-a55566667777");
   let state: ProjectState = {
     format: STATE_FORMAT,
     version: STATE_VERSION,
@@ -57,7 +70,7 @@ it("backs off from a delivery it cannot acknowledge, and stops once it can", asy
     segment: null,
     tracked: [],
     totals: emptyTotals(),
-    outbox: [entry],
+    outbox: [first],
     deadLetters: [],
   };
   const store = { down: true };
@@ -84,18 +97,30 @@ it("backs off from a delivery it cannot acknowledge, and stops once it can", asy
   notifier.wake("p-1");
 
   // Three seconds of a store that is down: delivered at 0, about 1 and 3 s, not every 250 ms.
+  await receiver.waitFor((r) => r.length >= 1);
+  // A newer failure joins the outbox meanwhile (committed by a poll while the store answered).
+  state = { ...state, outbox: [first, later] };
+  notifier.wake("p-1");
   await sleep(3300);
   const whileDown = receiver.requests.length;
   expect(whileDown).toBeGreaterThanOrEqual(2);
   expect(whileDown).toBeLessThanOrEqual(3);
   const keys = new Set(receiver.requests.map((r) => r.headers["idempotency-key"]));
   expect(keys.size).toBe(1);
+  for (const request of receiver.requests) {
+    expect(request.text).toContain(first.alert.id);
+    expect(request.text).not.toContain(later.alert.id);
+  }
 
-  // The store is back: the next delivery is acknowledged, and nothing is sent after it.
+  // The store is back: the repeat is acknowledged, the newer alert sent alone, and nothing
+  // after them.
   store.down = false;
-  await waitFor("the alert acknowledged", () => state.outbox.length === 0, 10_000);
+  await waitFor("both alerts acknowledged", () => state.outbox.length === 0, 10_000);
   const delivered = receiver.requests.length;
   await sleep(1500);
   expect(receiver.requests.length).toBe(delivered);
-  expect(new Set(receiver.requests.map((r) => r.headers["idempotency-key"])).size).toBe(1);
+  const last = receiver.requests.at(-1);
+  expect(last?.text).toContain(later.alert.id);
+  expect(last?.text).not.toContain(first.alert.id);
+  expect(new Set(receiver.requests.map((r) => r.headers["idempotency-key"])).size).toBe(2);
 }, 20_000);

@@ -436,8 +436,9 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
       {
         PGCP_API_KEY: API_KEY,
         PGCP_STATE_URL: urlThrough(proxy),
-        // Each replica posts to its own path: the receiver can tell who sent what.
-        PGCP_WEBHOOK_URL: `${hook.url}/hook/${slotName}`,
+        // Each replica posts to its own path, each run of it to its own: the receiver can tell
+        // who sent what, and from which process.
+        PGCP_WEBHOOK_URL: `${hook.url}/hook/${slotName}/${String(runs.length + 1)}`,
       },
       (line) => line.transition === "ended" && FAILURE_STATUSES.has(String(line.status)),
     );
@@ -821,6 +822,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
   let repeatedAlerts = 0;
   let repeatsSameKey = 0;
   let repeatsBySameReplica = 0;
+  let repeatsRegrouped = 0;
   const repeatLog: ReplicaRouteResults["repeatLog"][number][] = [];
   for (const [id, requests] of got.deliveries) {
     const [first, ...again] = requests;
@@ -841,7 +843,11 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     for (const request of again) {
       repeats += 1;
       if (keyOf(request) === keyOf(first)) repeatsSameKey += 1;
-      else {
+      else if (runOf(request) !== runOf(first)) {
+        // Another process (a takeover, a restart) knows only the outbox: it may send the alert
+        // with others, under their key; the alert's id stays its own.
+        repeatsRegrouped += 1;
+      } else {
         const batch = (r: ReceivedRequest) =>
           webhookAlerts(r)
             .map((a) => `${a.id.slice(0, 8)} ${a.kind} ${a.status}`)
@@ -917,6 +923,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     repeatedAlerts,
     repeatsWithTheirKey: repeatsSameKey,
     repeatsBySameReplica,
+    repeatsRegrouped,
     repeatLog,
     unpolled,
     catchUpSeconds,
@@ -1040,6 +1047,11 @@ function keyOf(request: ReceivedRequest): string | undefined {
 
 function senderOf(request: ReceivedRequest): string {
   return request.path.split("/")[2] ?? "";
+}
+
+/** The run (process) of the replica that sent `request`. */
+function runOf(request: ReceivedRequest): string {
+  return request.path.split("/")[3] ?? "";
 }
 
 const stop = (signal: NodeJS.Signals) => {

@@ -175,6 +175,8 @@ export interface ReplicaRouteResults {
   readonly repeatedAlerts: number;
   readonly repeatsWithTheirKey: number;
   readonly repeatsBySameReplica: number;
+  /** Repeats by another process than the first delivery's, in a batch of other alerts. */
+  readonly repeatsRegrouped: number;
   /** Each alert delivered more than once: by whom (in order), when, and the faults meanwhile. */
   readonly repeatLog: readonly {
     readonly alert: string;

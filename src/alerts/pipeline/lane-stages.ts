@@ -200,8 +200,28 @@ function chooseStage(
   );
   const owner = owners.find((o) => o.projectId === batch?.projectId);
   if (batch === undefined || owner === undefined) return undefined;
-  const alerts = batch.entries.map((e) => alertForSink(e, lane.name));
-  return { owner, entries: batch.entries, alerts };
+  const entries = again(lane, owner, batch.entries);
+  const alerts = entries.map((e) => alertForSink(e, lane.name));
+  return { owner, entries, alerts };
+}
+
+/**
+ * A project's next batch, or, after an attempt that failed or was not acknowledged, that
+ * attempt's alerts still pending (in the same order), so that the repeat is the same message.
+ */
+function again(
+  lane: SinkLane,
+  owner: OutboxOwner,
+  batch: readonly OutboxEntry[],
+): readonly OutboxEntry[] {
+  const unsettled = lane.unsettled.get(owner.projectId);
+  if (unsettled === undefined) return batch;
+  const pending = (owner.state?.outbox ?? []).filter(
+    (e) => unsettled.has(e.alert.id) && e.pending.includes(lane.name),
+  );
+  if (pending.length > 0) return pending;
+  lane.unsettled.delete(owner.projectId);
+  return batch;
 }
 
 /** One attempt, with the names known now; the sink's pace starts again after it. */
@@ -247,6 +267,7 @@ async function settleStage(
     failures: decided.failures,
     retryAtMs: now + decided.delayMs,
   });
+  lane.unsettled.set(owner.projectId, new Set(alerts.map((a) => a.id)));
   if (decided.holdSink) lane.notBeforeMs = Math.max(lane.notBeforeMs, now + decided.delayMs);
   env.logger.warn({ ...said, retryInMs: decided.delayMs }, "alert delivery failed; will retry");
 }
@@ -268,7 +289,9 @@ async function acknowledgeSent(lane: SinkLane, chosen: Chosen, env: LaneEnv): Pr
     }));
   } catch (error) {
     // Delivered, but not acknowledged (the store is out of reach): sending again at once would
-    // only repeat the delivery, so the project backs off as after a failed attempt.
+    // only repeat the delivery, so the project backs off as after a failed attempt, and sends
+    // the same message again.
+    lane.unsettled.set(owner.projectId, ids);
     const delayMs = retryDelayMs(failures + 1, undefined, env.random());
     lane.backoff.set(owner.projectId, {
       failures: failures + 1,
@@ -277,6 +300,7 @@ async function acknowledgeSent(lane: SinkLane, chosen: Chosen, env: LaneEnv): Pr
     throw error;
   }
   lane.backoff.delete(owner.projectId);
+  lane.unsettled.delete(owner.projectId);
   const keeper = lane.sink.firing;
   if (keeper !== undefined) {
     // The first alert to fire waits a whole interval before it is sent again.

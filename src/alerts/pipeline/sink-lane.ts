@@ -31,6 +31,11 @@ export class SinkLane {
   /** A sink that keeps alerts firing: when its firing set is next sent again (monotonic). */
   nextRefreshMs = 0;
   readonly backoff: Map<string, Backoff>;
+  /**
+   * Per project, the alerts of an attempt that failed or was not acknowledged: the next attempt
+   * sends these alone (those still pending), so that a repeat keeps its Idempotency-Key.
+   */
+  readonly unsettled: Map<string, ReadonlySet<string>>;
   /** Projects that may hold alerts pending for the sink. */
   readonly pending = new Set<string>();
   /** Projects that may hold alerts in the sink's firing set. */
@@ -43,6 +48,7 @@ export class SinkLane {
     kept?: SinkLane,
   ) {
     this.backoff = kept?.backoff ?? new Map<string, Backoff>();
+    this.unsettled = kept?.unsettled ?? new Map<string, ReadonlySet<string>>();
     this.notBeforeMs = kept?.notBeforeMs ?? 0;
     this.nextRefreshMs = kept?.nextRefreshMs ?? 0;
   }
