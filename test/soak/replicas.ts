@@ -3,9 +3,9 @@
  * short run CI makes): three replicas of the real daemon (`node dist/cli.js run`) share the
  * projects of a simulator with live traffic and failures through one PostgreSQL database
  * (`state.url`, leases of 3 s, `history: postgres`) on a throwaway server the soak starts
- * (`test/pg/cluster.ts`), and post their alerts to one webhook receiver. Each replica reaches the
+ * (`test/support/postgres-cluster.ts`), and post their alerts to one webhook receiver. Each replica reaches the
  * database through its own TCP proxy (`test/support/tcp-proxy.ts`), directly or through a real
- * PgBouncer in transaction pooling mode (`test/pg/pgbouncer.ts`): each route in turn, on a
+ * PgBouncer in transaction pooling mode (`test/support/pgbouncer.ts`): each route in turn, on a
  * fresh database.
  *
  * Faults, one at a time with calm between them, drawn in a shuffled rotation from a seeded
@@ -28,8 +28,9 @@
  *   operations archive holds every ended operation once, as it ended;
  * - every project is exported (`pgcp_project_up`) by exactly one live replica;
  * - every failure of the truth reached the webhook (2xx) at least once, always under one alert
- *   id, and no failure alert came for anything else; each repeated delivery of an alert kept the
- *   Idempotency-Key of its first delivery;
+ *   id, and no failure alert came for anything else; each delivery of an alert repeated by the
+ *   process that first delivered it kept that delivery's Idempotency-Key (another process, which
+ *   took the project over, may send it among other alerts: counted as regrouped);
  * - every replica stopped with SIGTERM exited with status 0, none exited by itself, none wrote
  *   anything but log lines, none logged `fatal`.
  * Reported besides: the longest time a project went unpolled, from the commit log: every poll
