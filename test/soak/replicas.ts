@@ -39,12 +39,13 @@
  * Settings (environment): SOAK_SECONDS (of faults per route; default 240, `--ci` 40),
  * SOAK_PROJECTS (9; 6), SOAK_ROUTES (`direct,pgbouncer`), SOAK_FAULTS (all; a comma-separated
  * subset), SOAK_SEED (random, printed), SOAK_OUT (default `test/soak/results-replicas.json`;
- * `--ci`: `.bench/soak-replicas-ci.json`), SOAK_VERBOSE=1 (each fault's detail). Needs Debian's
+ * `--ci`: `.bench/soak-replicas-ci.json`), SOAK_VERBOSE=1 (each fault's detail), SOAK_DUMP=DIR
+ * (the webhook's requests and the replicas' warnings and errors, as JSON lines). Needs Debian's
  * `postgresql` package, and `pgbouncer` for that route (a route it lacks is skipped with a
  * warning, and is a failure under CI=true). Exit status 1 when a check fails.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { ProjectState } from "../../src/store/index.js";
@@ -88,7 +89,7 @@ import {
   spawnRun,
   type DaemonRun,
 } from "./daemon.js";
-import { deliveredAlerts } from "./deliveries.js";
+import { deliveredAlerts, webhookAlerts } from "./deliveries.js";
 import { pick } from "./faults.js";
 import {
   replicaSoakReport,
@@ -142,6 +143,8 @@ interface Profile {
   readonly pastLeaseMs: Range;
   /** The replicas' time to catch up and deliver everything at the end. */
   readonly finalMs: number;
+  /** Where to write the webhook's requests and the runs' kept log lines (SOAK_DUMP). */
+  readonly dump: string | undefined;
 }
 
 function listFromEnv<T extends string>(name: string, all: readonly T[]): readonly T[] {
@@ -173,6 +176,7 @@ function profile(): Profile {
     crashDownMs: { min: 500, max: 2 * LEASE_MS },
     pastLeaseMs: { min: 500, max: 3000 },
     finalMs: ci ? 60_000 : 120_000,
+    dump: process.env.SOAK_DUMP === undefined ? undefined : path.resolve(process.env.SOAK_DUMP),
   };
 }
 
@@ -758,6 +762,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
   }
 
   // --- the accounting ----------------------------------------------------------------------
+  if (p.dump !== undefined) await dumpRoute(p.dump, route, hook.requests, runs);
   const final = await readStates(db);
   let missing = 0;
   let extra = 0;
@@ -820,6 +825,7 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     const lastAt = requests.at(-1)?.receivedAtMs ?? first.receivedAtMs;
     repeatLog.push({
       alert: id,
+      kind: webhookAlerts(first).find((a) => a.id === id)?.kind ?? "?",
       deliveries: requests.length,
       by: requests.map(senderOf).join(" "),
       atSeconds: (first.receivedAtMs - trafficFromMs) / 1000,
@@ -832,8 +838,14 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
       repeats += 1;
       if (keyOf(request) === keyOf(first)) repeatsSameKey += 1;
       else {
+        const batch = (r: ReceivedRequest) =>
+          webhookAlerts(r)
+            .map((a) => `${a.id.slice(0, 8)} ${a.kind} ${a.status}`)
+            .join(", ");
         problems.push(
-          `alert ${id} repeated under another Idempotency-Key: first by ${senderOf(first)} (request ${first.index}), again by ${senderOf(request)} (request ${request.index})`,
+          `alert ${id} repeated under another Idempotency-Key: first by ${senderOf(first)} ` +
+            `(request ${first.index}: ${batch(first)}), again by ${senderOf(request)} ` +
+            `(request ${request.index}: ${batch(request)})`,
         );
       }
       if (senderOf(request) === senderOf(first)) repeatsBySameReplica += 1;
@@ -915,6 +927,40 @@ async function soakRoute(setup: RouteSetup): Promise<ReplicaRouteResults> {
     await cleanup().catch(() => undefined);
   }
   return results;
+}
+
+/**
+ * For a look at a failure: the webhook's requests (when, from whom, the Idempotency-Key, the
+ * alerts) and each run's kept log lines, as JSON lines in `dir`.
+ */
+async function dumpRoute(
+  dir: string,
+  route: Route,
+  requests: readonly ReceivedRequest[],
+  runs: readonly DaemonRun[],
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const lines = (items: readonly unknown[]) => items.map((i) => `${JSON.stringify(i)}\n`).join("");
+  await writeFile(
+    path.join(dir, `${route}-webhook.jsonl`),
+    lines(
+      requests.map((r) => ({
+        index: r.index,
+        atMs: r.receivedAtMs,
+        by: senderOf(r),
+        key: keyOf(r),
+        alerts: webhookAlerts(r).map((a) => ({
+          id: a.id,
+          kind: a.kind,
+          operation: a.operation_id,
+          status: a.status,
+        })),
+      })),
+    ),
+  );
+  for (const run of runs) {
+    await writeFile(path.join(dir, `${route}-run-${String(run.n)}.jsonl`), lines(run.logs));
+  }
 }
 
 /** The run's process has not exited (a plain boolean: `alive` narrows). */

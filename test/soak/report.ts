@@ -178,6 +178,7 @@ export interface ReplicaRouteResults {
   /** Each alert delivered more than once: by whom (in order), when, and the faults meanwhile. */
   readonly repeatLog: readonly {
     readonly alert: string;
+    readonly kind: string;
     readonly deliveries: number;
     readonly by: string;
     /** The first delivery, in seconds from the start of the traffic, and the span to the last. */
@@ -285,7 +286,7 @@ export function replicaSoakReport(r: ReplicaSoakResults): string {
         (x.repeatLog
           .map(
             (a) =>
-              `${a.deliveries} times by ${a.by} over ${a.overSeconds.toFixed(1)} s` +
+              `${a.kind} ${a.deliveries} times by ${a.by} over ${a.overSeconds.toFixed(1)} s` +
               (a.during.length === 0 ? "" : ` (${a.during.join(", ")})`),
           )
           .join("; ") || "none") +
