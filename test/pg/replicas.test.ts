@@ -491,7 +491,8 @@ describePg("three replicas sharing one Postgres (" + ROUTE + ")", () => {
       const errors = replicas.flatMap((r) =>
         r.cli.logs
           .filter((l) => l.level === "error" || l.level === "fatal")
-          .filter((l) => !(r === r2 && Number(l.time) >= (r2.resumedAt ?? 0) - 1000))
+          // The log's time is ISO 8601, of the wall clock (as `resumedAt`).
+          .filter((l) => !(r === r2 && Date.parse(String(l.time)) >= (r2.resumedAt ?? 0) - 1000))
           .map((l) => `${r.name}: ${JSON.stringify(l)}`),
       );
       expect(errors, errors.join("\n")).toEqual([]);
