@@ -8,11 +8,13 @@
  *   clocks of `zone-clock.ts`);
  * - `sinks/`: the integrations (Slack, webhook, PagerDuty, Alertmanager), each one attempt per
  *   call, and what a sink is (`sink.ts`);
- * - `pipeline/`: delivery: the notifier draining the durable outboxes through one lane per sink
- *   (`notifier.ts`, `sink-lane.ts`, the stages of `lane-stages.ts`, deciding with
- *   `delivery-plan.ts`), and the incident desk that raises platform incidents.
+ * - `pipeline/`: from intake to settlement: the one way in (`intake.ts`: name → route → hold →
+ *   enqueue), the incident ledger deciding which failures join an incident and the desk telling
+ *   the sinks of each incident, and the notifier draining the durable outboxes through one lane
+ *   per sink (`notifier.ts`, `sink-lane.ts`, the stages of `lane-stages.ts`, deciding with
+ *   `delivery-plan.ts`).
  *
- * `setup.ts` builds them from the configuration. The alert record and the outbox's bookkeeping
+ * `setup.ts` builds the sinks from the configuration. The alert record and the outbox's bookkeeping
  * are part of the state document, in `store/`.
  */
 export * from "./sinks/sink.js";
@@ -26,9 +28,17 @@ export {
   type NotifierOptions,
   type OutboxOwner,
 } from "./pipeline/notifier.js";
-export { alertHook, alertRouter, createSinks } from "./setup.js";
+export { createSinks } from "./setup.js";
 export { withNames } from "./rules/names.js";
 export * from "./rules/incidents.js";
 export { IncidentDesk, type IncidentDeskOptions } from "./pipeline/incident-desk.js";
-export { INCIDENT_HOLD } from "./setup.js";
+export { IncidentLedger, type IncidentLedgerOptions } from "./pipeline/incident-ledger.js";
+export {
+  AlertIntake,
+  INCIDENT_HOLD,
+  intakeSettings,
+  type Enqueue,
+  type IntakeOptions,
+  type IntakeSettings,
+} from "./pipeline/intake.js";
 export { adviceAlert, adviceSummary, type AdviceInput } from "./rules/advice.js";

@@ -15,7 +15,7 @@ import {
   type JobOutcome,
   type PollOutcome,
 } from "../scheduler/index.js";
-import type { DaemonObserver, StepOutcome } from "../sync/index.js";
+import type { DaemonObserver, PollOptions, StepOutcome } from "../sync/index.js";
 import { baseUrlCheck, type BaseUrlState, type WrongBaseUrl } from "./base-url-check.js";
 import type { FleetDirectory } from "./fleet-directory.js";
 import type { ProjectRoster } from "./project-roster.js";
@@ -68,6 +68,8 @@ export interface RunnerInputs {
   readonly client: ApiClient;
   /** The scheduler's intervals, jitter and headroom. */
   readonly poll: Config["poll"];
+  /** The options of the polls that start now (a reload changes them). */
+  readonly pollOptions: () => PollOptions;
   /** The outbox's limit, for the line that says alerts were dropped. */
   readonly outboxLimit: number;
   /** The watched projects: the runner polls those of its account. */
@@ -77,6 +79,8 @@ export interface RunnerInputs {
   readonly notify: Required<DaemonObserver>;
   /** Carries out what a poll led to (`effectsApplier`). */
   readonly apply: (projectId: string, effects: StepEffects) => PollOutcome;
+  /** The project's outbox holds work for the sinks: their lanes look at it. */
+  readonly wake: (projectId: string) => void;
   /** What is shown of the projects beside their ids: the runner describes its own. */
   readonly directory: FleetDirectory;
   readonly logger: Logger;
@@ -118,8 +122,18 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
   };
 
   const poll = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
+    try {
+      return await pollOnce(projectId, signal);
+    } finally {
+      // Alerts raised now, or left pending by a run before (a state just loaded, a lease valid
+      // again): the sinks' lanes look at this project alone, once its names are read.
+      if (roster.hasDeliveryWork(projectId)) inputs.wake(projectId);
+    }
+  };
+
+  const pollOnce = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
     const started = clock.monotonic();
-    const outcome = await roster.step(projectId, clock.wall(), signal);
+    const outcome = await roster.step(projectId, clock.wall(), inputs.pollOptions(), signal);
     if (outcome === undefined) return { requests: 0, open: false };
     const durationSeconds = (clock.monotonic() - started) / 1000;
     const baseUrlNow = await baseUrlAfter(projectId, outcome, signal);

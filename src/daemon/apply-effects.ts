@@ -1,6 +1,6 @@
 /**
  * Carries out what a poll led to (`stepEffects` decides it, purely): tells the observers, logs
- * its lines and transitions, wakes the notifier, and reports a commit the store fenced.
+ * its lines and transitions, and reports a commit the store fenced.
  */
 import type { Logger } from "../logger.js";
 import type { LeaseLostError } from "../store/fencing.js";
@@ -12,8 +12,6 @@ import { ENDINGS_LOGGED_EACH, transitionFields, type TransitionLog } from "./tra
 export interface EffectTargets {
   readonly notify: Required<DaemonObserver>;
   readonly logger: Logger;
-  /** New alerts are in the project's outbox: the notifier should look now. */
-  readonly deliver: (projectId: string) => void;
   /** A commit was fenced: this replica no longer holds the project (`fencedCommits`). */
   readonly fenced: (projectId: string, error: LeaseLostError, what: string) => void;
 }
@@ -43,7 +41,6 @@ export function effectsApplier(
           break;
       }
     }
-    if (effects.deliver) targets.deliver(projectId);
     if (effects.transitions !== undefined) logTransitions(log, projectId, effects.transitions);
     for (const line of effects.logs) log[line.level](line.fields, line.message);
     if (effects.leaseLost !== undefined) {

@@ -1,16 +1,19 @@
 /**
- * The daemon's parts, built in order from explicit inputs: the lease manager (this replica's
- * share, fencing), the roster of watched projects, alert delivery, each account's runner, the
- * watched projects and their discovery. `createDaemon` runs them.
+ * The daemon's parts, built in order from explicit inputs, each from parts built before it:
+ * the observers, the fleet directory, the lease manager, the roster of watched projects, the
+ * alert pipeline (incident ledger, notifier, intake, incident desk), the poll options, the
+ * compute probe, each account's runner, the watched projects and their discovery. Then the
+ * list of components with a lifecycle, in the order they start (`component.ts`); `createDaemon`
+ * runs it.
  */
 import type { ApiClient } from "../api/index.js";
 import {
-  alertHook,
-  alertRouter,
+  AlertIntake,
   IncidentDesk,
+  IncidentLedger,
   incidentSettings,
+  intakeSettings,
   type NotifierObserver,
-  type OutboxOwner,
 } from "../alerts/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { ComputeMonitor, monitorSettings } from "../computes/index.js";
@@ -24,7 +27,7 @@ import {
 import type { LeaseManager, LeaseObserver } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { isEndStatus } from "../contract/index.js";
-import type { Alert, ProjectState } from "../store/index.js";
+import type { ProjectState } from "../store/index.js";
 import {
   broadcast,
   type DaemonObserver,
@@ -33,9 +36,10 @@ import {
 } from "../sync/index.js";
 import { createAccountRunner, type AccountRunner } from "./account-runner.js";
 import { effectsApplier } from "./apply-effects.js";
+import type { Component } from "./component.js";
 import { FleetDirectory } from "./fleet-directory.js";
 import { Delivery } from "./delivery.js";
-import { createLeases, fencedCommits, storeFor } from "./lease-share.js";
+import { createLeases, fencedCommits, leaseHolder, storeFor } from "./lease-share.js";
 import { ProjectDiscovery } from "./project-discovery.js";
 import { ProjectRoster } from "./project-roster.js";
 import type { StoreBackend } from "./store-backend.js";
@@ -78,29 +82,22 @@ export interface DaemonAssembly {
   readonly delivery: Delivery;
   /** The accounts' runners, in the configuration's order. */
   readonly accounts: readonly AccountRunner[];
-  readonly watched: WatchedProjects;
-  readonly discovery: ProjectDiscovery;
   /** The compute probe; it reads nothing while no account's computes are probed. */
   readonly computes: ComputeMonitor;
-  /** What is shown of the projects beside their ids (names, organisations, branches). */
-  readonly directory: FleetDirectory;
-  /** Platform incidents: which failures group, and telling the sinks of each incident. */
-  readonly incidents: IncidentDesk;
   /**
-   * Routes alerts raised outside a poll from now on (a reload's sinks and silences), and
-   * groups failures by a reload's incident settings.
+   * The parts with a lifecycle, in the order they start (after the state store is open): they
+   * stop in reverse, and a reload is applied to each in this order.
    */
-  readonly setAlertRouting: (config: Config, sinks: readonly ResolvedSink[]) => void;
+  readonly components: readonly Component[];
 }
 
+/** The poll options of a configuration, with the intake's hook for the alerts of a poll. */
 export function pollOptionsFrom(
   config: Config,
-  sinks: readonly ResolvedSink[] = [],
+  alertsFor?: PollOptions["alertsFor"],
   names?: NameLookup,
-  incidents?: IncidentDesk,
 ): PollOptions {
   const { poll, stuck } = config;
-  const alertsFor = alertHook(config, sinks, names, incidents);
   const projectRegion = names?.projectRegion?.bind(names);
   return {
     ...(alertsFor === undefined ? {} : { alertsFor }),
@@ -129,39 +126,13 @@ function endpointsUnderWay(state: ProjectState | undefined): ReadonlySet<string>
 export function assembleDaemon(config: Config, deps: DaemonDependencies): DaemonAssembly {
   const { backend, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  // The compute probe hears the listings first-hand: when each arrived decides what it may read.
-  const computes = new ComputeMonitor({
-    settings: monitorSettings(config, deps.computes ?? NO_COMPUTES),
-    accountOf: (projectId) => roster.accountOf(projectId),
-    busyEndpoints: (projectId) => endpointsUnderWay(roster.sync(projectId)?.state),
-    report: {
-      computeChanged: (...args) => {
-        notify.computeChanged(...args);
-      },
-      computeForgotten: (...args) => {
-        notify.computeForgotten(...args);
-      },
-    },
-    raise: (projectId, alert) => raise(projectId, alert),
-    logger,
-    clock,
-  });
-  const notify = broadcast(
-    [
-      ...(deps.observers ?? []),
-      computes,
-      {
-        projectsChanged: (ids) => {
-          directory.projectsChanged(ids);
-        },
-      },
-    ],
-    (error) => {
-      logger.error(errorFields(error), "an observer failed");
-    },
-  );
+  const onObserverError = (error: unknown) => {
+    logger.error(errorFields(error), "an observer failed");
+  };
+  /** The observers from outside (metrics, status page, project views). */
+  const report = broadcast(deps.observers ?? [], onObserverError);
   const directory = new FleetDirectory({
-    notify,
+    notify: report,
     logger,
     clock,
     graceSeconds: config.discoveryGrace,
@@ -174,55 +145,44 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     return found.client;
   };
 
-  // The lease manager comes first: the roster's stores and the fencing read it. What it calls
-  // back (a new held set, a drain) reaches the parts built below, and only once it is started.
-  const leases = createLeases(backend, {
-    logger,
-    observer: deps.leaseObserver,
-    watch: (wanted) => watched.watch(wanted),
-    drain: (projectId) => delivery.drained(projectId),
-  });
+  // The roster's stores and the fencing read the lease manager; what its held set drives is
+  // given at its start (`leaseHolder`).
+  const leases = createLeases(backend, { logger, observer: deps.leaseObserver });
   const fenced = fencedCommits(leases, logger);
-  const incidents: IncidentDesk = new IncidentDesk({
-    settings: incidentSettings(config),
-    projects: (): Iterable<OutboxOwner> => roster.owners(),
-    route: () => route,
-    projectName: (projectId) => deps.names?.projectName(projectId),
-    raised: (projectId) => {
-      deliver(projectId);
-    },
-    logger,
-    clock,
-  });
-  const roster: ProjectRoster = new ProjectRoster({
+  const roster = new ProjectRoster({
     sourceFor: clientOf,
     storeFor: storeFor(backend, leases),
     leaseValid: (projectId, token) => leases === undefined || leases.isValid(projectId, token),
-    pollOptions: pollOptionsFrom(config, deps.sinks, deps.names, incidents),
     outboxLimit: config.alerts.outboxLimit,
-    outboxHasWork: (projectId) => {
-      deliver(projectId);
-    },
     outboxCommitted: (projectId, state) => {
-      notify.outboxChanged(projectId, state);
+      report.outboxChanged(projectId, state);
     },
     leaseLost: (projectId, error) => {
       fenced(projectId, error, "outbox update");
     },
   });
-  const delivery = new Delivery({
-    sinks: deps.sinks ?? [],
-    alerts: config.alerts,
-    roster,
+
+  const pipeline = alertPipeline(config, deps, roster, report.alertsDropped, clock);
+  const { delivery, intake } = pipeline;
+  const polls = new PollSettings(config, intake, deps.names);
+  // The compute probe hears the listings first-hand: when each arrived decides what it may read.
+  const computes = new ComputeMonitor({
+    settings: monitorSettings(config, deps.computes ?? NO_COMPUTES),
+    accountOf: (projectId) => roster.accountOf(projectId),
+    busyEndpoints: (projectId) => endpointsUnderWay(roster.sync(projectId)?.state),
+    report,
+    raise: async (projectId, alert) => {
+      await intake.submit(projectId, [alert]);
+    },
     logger,
     clock,
-    observer: deps.notifierObserver,
-    names: deps.names,
   });
-  const deliver = (projectId: string) => {
+  /** Every observer: those from outside, the compute probe and the fleet directory. */
+  const notify = broadcast([report, computes, directory], onObserverError);
+  const wake = (projectId: string) => {
     delivery.notifier.wake(projectId);
   };
-  const apply = effectsApplier({ notify, logger, deliver, fenced });
+  const apply = effectsApplier({ notify, logger, fenced });
   /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
   const refusedProjects = new Set<string>();
   const accounts = accountPlans(config).map((plan) =>
@@ -230,11 +190,13 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       plan,
       client: clientOf(plan.name),
       poll: config.poll,
+      pollOptions: () => polls.options,
       outboxLimit: config.alerts.outboxLimit,
       roster,
       refusedProjects,
       notify,
       apply,
+      wake,
       directory,
       logger,
       clock,
@@ -251,32 +213,177 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
   });
   const discovery = new ProjectDiscovery({ accounts, watched, directory, notify, logger });
 
-  let route = alertRouter(config, deps.sinks ?? [], deps.names);
-  /** An alert raised outside a poll, routed and added to its project's outbox. */
-  const raise = async (projectId: string, alert: Alert): Promise<void> => {
-    const nowMs = clock.wall();
-    const routed = route?.([alert], nowMs);
-    if (routed === undefined || routed.entries.length === 0) return;
-    const dropped = await roster.addAlerts(projectId, routed.entries, nowMs);
-    if (dropped === undefined) return;
-    if (dropped.length > 0) notify.alertsDropped(projectId, dropped.length);
-    deliver(projectId);
-  };
-  const setAlertRouting = (next: Config, sinks: readonly ResolvedSink[]) => {
-    route = alertRouter(next, sinks, deps.names);
-    incidents.setSettings(incidentSettings(next));
-  };
-  return {
+  const components: Component[] = [
+    {
+      name: "accounts' clients",
+      stop: () => Promise.all(accounts.map((a) => a.client.close())),
+    },
+    {
+      name: "fleet directory",
+      stop: () => {
+        directory.stop();
+      },
+      applyConfig: ({ config: next }) => {
+        directory.setGrace(next.discoveryGrace);
+      },
+    },
+    {
+      name: "watched projects",
+      stop: () => {
+        watched.stop();
+      },
+      applyConfig: ({ config: next }) => {
+        watched.setGrace(next.discoveryGrace);
+      },
+    },
+    // Discovery runs first: the lease manager's first heartbeat claims a share of what it found.
+    {
+      name: "discovery",
+      start: () => discovery.follow(discoverySettings(config)),
+      stop: () => {
+        discovery.stop();
+      },
+      applyConfig: ({ config: next }) => discovery.follow(discoverySettings(next)),
+    },
+    {
+      name: "leases",
+      // Released at their stop, so that the other replicas take the projects over at once.
+      start: () =>
+        leases?.start(
+          leaseHolder({
+            watch: (wanted) => watched.watch(wanted),
+            drain: (projectId) => delivery.drained(projectId),
+          }),
+        ),
+      stop: () => leases?.stop(),
+    },
+    ...pipeline.components,
+    polls,
+    {
+      name: "schedulers",
+      start: () => {
+        for (const account of accounts) account.scheduler.start();
+      },
+      stop: () => Promise.all(accounts.map((a) => a.scheduler.stop())),
+      // A reload may have fixed what the API refused: try it again at once.
+      applyConfig: () => {
+        for (const account of accounts) account.scheduler.retryRefused();
+      },
+    },
+    {
+      name: "compute probe",
+      start: () => {
+        computes.start();
+      },
+      stop: () => computes.stop(),
+      applyConfig: (live) => {
+        computes.reconfigure(monitorSettings(live.config, live.computes));
+      },
+    },
+  ];
+  return { clock, leases, roster, delivery, accounts, computes, components };
+}
+
+/**
+ * The alert pipeline: the incident ledger, the notifier's lanes, the one intake, and the
+ * incident desk, with their lifecycles (the intake and the notifier take a reload's sinks and
+ * routing before the desk and the polls raise anything under them).
+ */
+function alertPipeline(
+  config: Config,
+  deps: DaemonDependencies,
+  roster: ProjectRoster,
+  dropped: (projectId: string, count: number) => void,
+  clock: Clock,
+) {
+  const { logger } = deps;
+  const ledger = new IncidentLedger({
+    settings: incidentSettings(config),
+    projects: () => roster.owners(),
     clock,
-    leases,
+  });
+  const delivery = new Delivery({
+    sinks: deps.sinks ?? [],
+    alerts: config.alerts,
     roster,
-    delivery,
-    accounts,
-    watched,
-    discovery,
-    computes,
-    directory,
-    incidents,
-    setAlertRouting,
-  };
+    logger,
+    clock,
+    observer: deps.notifierObserver,
+    names: deps.names,
+  });
+  const intake = new AlertIntake({
+    settings: intakeSettings(config, deps.sinks ?? []),
+    names: deps.names,
+    ledger,
+    addAlerts: (projectId, entries, nowMs) => roster.addAlerts(projectId, entries, nowMs),
+    wake: (projectId) => {
+      delivery.notifier.wake(projectId);
+    },
+    dropped,
+    clock,
+  });
+  const desk = new IncidentDesk({
+    ledger,
+    intake,
+    projects: () => roster.owners(),
+    projectName: (projectId) => deps.names?.projectName(projectId),
+    logger,
+    clock,
+  });
+  const components: Component[] = [
+    {
+      name: "notifier",
+      start: () => {
+        delivery.notifier.start();
+      },
+      stop: () => delivery.notifier.stop(),
+      applyConfig: ({ config: next, sinks }) => delivery.setSinks(sinks, next.alerts),
+    },
+    {
+      name: "alert intake",
+      applyConfig: ({ config: next, sinks }) => {
+        intake.applyConfig(next, sinks);
+        ledger.setSettings(incidentSettings(next));
+      },
+    },
+    {
+      // Also while grouping is off (a reload may turn it on): open incidents still resolve.
+      name: "incident desk",
+      start: () => {
+        desk.start();
+      },
+      stop: () => desk.stop(),
+    },
+  ];
+  return { delivery, intake, components };
+}
+
+/** What discovery follows of a configuration: the accounts' projects, the interval. */
+function discoverySettings(config: Config) {
+  return { accounts: accountPlans(config), intervalSeconds: config.discoveryInterval };
+}
+
+/**
+ * The options the polls run with: a reload's from the next poll on (a poll under way keeps
+ * those it started with), with the intake's hook under the routing of that moment.
+ */
+class PollSettings implements Component {
+  readonly name = "poll options";
+  #options: PollOptions;
+
+  constructor(
+    config: Config,
+    private readonly intake: AlertIntake,
+    private readonly names: NameLookup | undefined,
+  ) {
+    this.#options = pollOptionsFrom(config, intake.pollHook(), names);
+  }
+
+  get options(): PollOptions {
+    return this.#options;
+  }
+
+  applyConfig({ config }: { readonly config: Config }): void {
+    this.#options = pollOptionsFrom(config, this.intake.pollHook(), this.names);
+  }
 }

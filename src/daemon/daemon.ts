@@ -1,16 +1,15 @@
 /**
- * The running exporter's engine: its parts (`assembleDaemon`) started, reconfigured and stopped
- * in order. With the Postgres state store, the watched projects are shared with the other
+ * The running exporter's engine: the state store, then its parts (`assembleDaemon`), started in
+ * one declared order, stopped in reverse, and a reload applied to each in order. With the Postgres state store, the watched projects are shared with the other
  * replicas through leases, and the daemon polls and delivers exactly the projects it holds.
  */
 import { setMaxListeners } from "node:events";
 import type { Notifier } from "../alerts/index.js";
-import { monitorSettings, type ComputeMonitor } from "../computes/index.js";
+import type { ComputeMonitor } from "../computes/index.js";
 import {
   accountPlans,
   displayUrl,
   NO_COMPUTES,
-  type AccountPlan,
   type Config,
   type ResolvedComputes,
   type ResolvedSink,
@@ -22,10 +21,10 @@ import { isRefusal, storeProblem } from "../store/postgres-problems.js";
 import type { NudgeResult } from "../scheduler/index.js";
 import type { ProjectSync } from "../sync/index.js";
 import type { DaemonAccount } from "./account-runner.js";
-import { assembleDaemon, pollOptionsFrom, type DaemonDependencies } from "./assembly.js";
+import { assembleDaemon, type DaemonDependencies } from "./assembly.js";
 import { forEachBounded } from "./bounded.js";
+import { Lifecycle, type Component } from "./component.js";
 import type { DaemonRegistry } from "./daemon-registry.js";
-import type { DiscoverySettings } from "./project-discovery.js";
 import type { StoreBackend } from "./store-backend.js";
 
 export interface Daemon {
@@ -78,21 +77,18 @@ export function createDaemon(
 ): Daemon {
   const { backend, logger: log } = deps;
   const assembly = assembleDaemon(config, deps);
-  const { leases, roster, delivery, accounts, watched, discovery, computes } = assembly;
-  const { directory, setAlertRouting } = assembly;
+  const { leases, roster, delivery, accounts, computes } = assembly;
   registry?.fill(accounts, leases);
   const store: StateStore = backend.store;
-  /** The live settings (a reload changes them); the rest of `config` stays as started. */
-  let live = liveSettings(config);
+  /** The accounts as the last reload left them (a reload keeps the same accounts). */
+  let plans = accountPlans(config);
   const runnerOf = (name: string) => {
     const runner = accounts.find((a) => a.name === name);
     if (runner === undefined) throw new Error(`no API client for the account ${name}`);
     return runner;
   };
-  let fail: (error: Error) => void = () => undefined;
-  const failed = new Promise<Error>((resolve) => {
-    fail = resolve;
-  });
+  /** The parts running, from the state store's opening on (set by `start`). */
+  let running: Lifecycle | undefined;
 
   return {
     accounts,
@@ -100,7 +96,8 @@ export function createDaemon(
     notifier: delivery.notifier,
     leases,
     computes,
-    failed,
+    // The file store's lock lost to another process: nothing can be committed any more.
+    failed: backend.kind === "file" ? backend.store.lost : new Promise<Error>(() => undefined),
     projects: () => roster.ids(),
     project: (id) => roster.sync(id),
     nudge(projectIds) {
@@ -118,7 +115,7 @@ export function createDaemon(
       // As many polls at once as each account's scheduler runs: each walk holds its pages until
       // it commits.
       await Promise.all(
-        live.accounts.map((plan) =>
+        plans.map((plan) =>
           forEachBounded(roster.idsOf(plan.name), plan.concurrency, (id) =>
             runnerOf(plan.name).poll(id, signal),
           ),
@@ -126,19 +123,21 @@ export function createDaemon(
       );
     },
     async start(ready) {
-      await openStore(backend, log, fail, ready);
-      await discovery.follow(live.discovery);
-      // The first heartbeat claims this replica's share before polling starts.
-      await leases?.start();
-      for (const account of accounts) account.scheduler.start();
-      delivery.notifier.start();
-      // Also while grouping is off (a reload may turn it on): open incidents still resolve.
-      assembly.incidents.start();
-      computes.start();
+      running = new Lifecycle(
+        [
+          stateStore(backend, log),
+          // The caller starts serving: nothing has been polled yet, so a failure there stops
+          // the start cleanly.
+          { name: "server", ...(ready === undefined ? {} : { start: ready }) },
+          ...assembly.components,
+        ],
+        log,
+      );
+      await running.start();
       log.info(
         {
           projects: roster.size,
-          accounts: live.accounts.map((a) => `${a.name} (${displayUrl(a.url)})`),
+          accounts: plans.map((a) => `${a.name} (${displayUrl(a.url)})`),
           sinks: delivery.sinks.map((s) => s.config.name),
           ...(backend.kind === "postgres" ? { store: backend.store.location } : {}),
           ...(leases === undefined ? {} : { replica: leases.replicaId }),
@@ -146,91 +145,42 @@ export function createDaemon(
         "exporter started",
       );
     },
-    async reconfigure(next, nextSinks, nextComputes) {
-      roster.setPollOptions(pollOptionsFrom(next, nextSinks, deps.names, assembly.incidents));
-      await delivery.setSinks(nextSinks, next.alerts);
-      setAlertRouting(next, nextSinks);
-      computes.reconfigure(monitorSettings(next, nextComputes ?? NO_COMPUTES));
-      live = liveSettings(next);
-      watched.setGrace(live.discoveryGrace);
-      directory.setGrace(live.discoveryGrace);
-      await discovery.follow(live.discovery);
-      // A reload may have fixed what the API refused: try it again at once.
-      for (const account of accounts) account.scheduler.retryRefused();
+    async reconfigure(next, sinks, nextComputes) {
+      const live = { config: next, sinks, computes: nextComputes ?? NO_COMPUTES };
+      for (const component of assembly.components) await component.applyConfig?.(live);
+      plans = accountPlans(next);
     },
     async stop() {
-      await computes.stop();
-      discovery.stop();
-      watched.stop();
-      directory.stop();
-      await Promise.all(accounts.map((a) => a.scheduler.stop()));
-      await assembly.incidents.stop();
-      await delivery.notifier.stop();
-      // Released at once, so that the other replicas take the projects over without waiting.
-      await leases?.stop();
-      await store.close();
-      await Promise.all(accounts.map((a) => a.client.close()));
+      await running?.stop();
     },
   };
 }
 
 /**
- * What a reload may change in what the daemon watches: the single-key projects, the discovery
- * interval and grace. The accounts themselves (keys, addresses, limiters) wait for a restart,
- * so a reloaded configuration always names the same accounts.
+ * The state store as a part: opened first, closed last. Refused credentials, a missing
+ * database, missing rights or a newer build's schema stop the start, naming the cause; another
+ * live process holding the state directory too. Anything else (an unreachable server) is ridden
+ * through: every commit fails and is reported until the store can be used, and the lease
+ * heartbeats try again.
  */
-function liveSettings(config: Config): {
-  readonly accounts: readonly AccountPlan[];
-  readonly discovery: DiscoverySettings;
-  readonly discoveryGrace: number;
-} {
-  const accounts = accountPlans(config);
+function stateStore(backend: StoreBackend, log: Logger): Component {
   return {
-    accounts,
-    discovery: { accounts, intervalSeconds: config.discoveryInterval },
-    discoveryGrace: config.discoveryGrace,
+    name: "state store",
+    async start() {
+      try {
+        await backend.store.open();
+      } catch (error) {
+        if (error instanceof StateDirectoryInUseError) throw error;
+        if (backend.kind === "postgres") {
+          const problem = storeProblem(error, backend.store.location);
+          if (isRefusal(problem)) throw new Error(`the state store is refused: ${problem.message}`);
+        }
+        log.error(
+          errorFields(error),
+          "state store cannot be opened; commits will fail until it can",
+        );
+      }
+    },
+    stop: () => backend.store.close(),
   };
-}
-
-/**
- * Opens the state store, then runs `ready` (the caller starts serving: nothing has been polled
- * yet, so a failure there closes the store and stops the start). With the file store, the lock's
- * events are logged from now on, and the lock lost to another process fails the daemon.
- */
-async function openStore(
-  backend: StoreBackend,
-  log: Logger,
-  fail: (error: Error) => void,
-  ready: (() => Promise<void>) | undefined,
-): Promise<void> {
-  if (backend.kind === "file") {
-    // A stale lock replaced (warn); the lock lost to another process (error): nothing can
-    // be committed any more, so the daemon has failed.
-    backend.store.onLockEvent = (event) => {
-      log[event.level]({ file: event.file }, event.message);
-      if (event.kind === "lost") fail(new Error(event.message));
-    };
-  }
-  try {
-    await backend.store.open();
-  } catch (error) {
-    // Another live process holds the state directory: fatal, before anything is polled.
-    if (error instanceof StateDirectoryInUseError) throw error;
-    if (backend.kind === "postgres") {
-      // Refused credentials, no such database, no rights, a newer build's schema: nothing will
-      // ever be committed until an operator acts, so the start fails, naming the cause.
-      const problem = storeProblem(error, backend.store.location);
-      if (isRefusal(problem)) throw new Error(`the state store is refused: ${problem.message}`);
-    }
-    // Keep running: every commit will fail and be reported until the store can be used (an
-    // unreachable server may come up; the lease heartbeats try again).
-    log.error(errorFields(error), "state store cannot be opened; commits will fail until it can");
-  }
-  if (ready === undefined) return;
-  try {
-    await ready();
-  } catch (error) {
-    await backend.store.close();
-    throw error;
-  }
 }

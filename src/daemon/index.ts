@@ -1,11 +1,12 @@
 /**
  * The running exporter's engine, given each account's API client and the state store:
- * `daemon.ts` starts, reconfigures and stops the parts that `assembly.ts` builds in order:
- * `lease-share.ts` (the lease manager: this replica's share of the projects, fencing),
- * `project-roster.ts` (each watched project's sync, account, lease token and poll in flight),
- * `delivery.ts` (the notifier), `account-runner.ts` (each account's client and scheduler polling
- * its projects and listing their endpoints, with what the API refuses; `base-url-check.ts` tells
- * its wrong base URL from a project's 404), `watched-projects.ts`
+ * `daemon.ts` runs the parts that `assembly.ts` builds in order, as components with a lifecycle
+ * (`component.ts`: started in one declared order, stopped in reverse, a reload one pass over the
+ * list). The parts: `lease-share.ts` (the lease manager: this replica's share of the projects,
+ * fencing), `project-roster.ts` (each watched project's sync, account, lease token and poll in
+ * flight), `delivery.ts` (the notifier), `account-runner.ts` (each account's client and
+ * scheduler polling its projects and listing their endpoints, with what the API refuses;
+ * `base-url-check.ts` tells its wrong base URL from a project's 404), `watched-projects.ts`
  * (which projects are watched, under which account; their states loaded) and
  * `project-discovery.ts` (what the accounts list and discover, again every interval with
  * `discovery-loop.ts` and `account-discovery.ts`). `step-effects.ts` decides what a poll leads

@@ -3,7 +3,13 @@
  * those its lease manager holds, each committing under its lease's fencing token. A fenced
  * commit is logged and gives the lease up at once.
  */
-import { LeaseManager, LeasedStateStore, type Lease, type LeaseObserver } from "../leases/index.js";
+import {
+  LeaseManager,
+  LeasedStateStore,
+  type Lease,
+  type LeaseHolder,
+  type LeaseObserver,
+} from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import type { LeaseLostError } from "../store/fencing.js";
 import type { StateStore } from "../store/index.js";
@@ -15,10 +21,6 @@ export type WantedProjects = ReadonlyMap<string, number | undefined>;
 export interface LeaseInputs {
   readonly logger: Logger;
   readonly observer?: LeaseObserver | undefined;
-  /** The held set changed: watch exactly these. */
-  readonly watch: (wanted: WantedProjects) => Promise<void>;
-  /** Resolves once nothing is in flight for a project given up, before its lease is released. */
-  readonly drain: (projectId: string) => Promise<void>;
 }
 
 /** The lease manager of the Postgres store; undefined with the file store. */
@@ -29,11 +31,19 @@ export function createLeases(backend: StoreBackend, inputs: LeaseInputs): LeaseM
     replicaId: backend.replicaId,
     leaseMs: backend.leaseMs,
     prepare: () => backend.store.open(),
-    onChange: (held) => inputs.watch(tokensOf(held)),
-    drain: inputs.drain,
     logger: inputs.logger,
     ...(inputs.observer === undefined ? {} : { observer: inputs.observer }),
   });
+}
+
+/** What the held set drives: the watched projects, and a drain before each release. */
+export function leaseHolder(targets: {
+  /** The held set changed: watch exactly these. */
+  readonly watch: (wanted: WantedProjects) => Promise<void>;
+  /** Resolves once nothing is in flight for a project given up, before its lease is released. */
+  readonly drain: (projectId: string) => Promise<void>;
+}): LeaseHolder {
+  return { onChange: (held) => targets.watch(tokensOf(held)), drain: targets.drain };
 }
 
 /**

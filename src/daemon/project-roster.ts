@@ -35,10 +35,7 @@ export interface RosterOptions {
   readonly storeFor: (projectId: string, token: number | undefined) => StateStore;
   /** Whether a project's lease is still valid (always true without leases). */
   readonly leaseValid: (projectId: string, token: number) => boolean;
-  readonly pollOptions: PollOptions;
   readonly outboxLimit: number;
-  /** After a step, the project's outbox holds alerts or a firing set: the notifier looks. */
-  readonly outboxHasWork: (projectId: string) => void;
   /** The notifier committed a change to a project's outbox. */
   readonly outboxCommitted: (projectId: string, state: ProjectState) => void;
   /** A commit of the notifier's was refused: the project's lease is lost. */
@@ -54,11 +51,8 @@ export class ProjectRoster {
   readonly #projects = new Map<string, Watched>();
   /** Each project's poll in flight, kept after the project is dropped until it settles. */
   readonly #inFlight = new Map<string, Promise<StepOutcome>>();
-  #pollOptions: PollOptions;
 
-  constructor(private readonly options: RosterOptions) {
-    this.#pollOptions = options.pollOptions;
-  }
+  constructor(private readonly options: RosterOptions) {}
 
   ids(): string[] {
     return [...this.#projects.keys()];
@@ -92,12 +86,6 @@ export class ProjectRoster {
     return this.#projects.get(projectId)?.owner;
   }
 
-  /** Polls from the next one on with `options` (a reload). */
-  setPollOptions(options: PollOptions): void {
-    this.#pollOptions = options;
-    for (const { sync } of this.#projects.values()) sync.setOptions(options);
-  }
-
   /**
    * Watches exactly the projects of `wanted`, each through its account's client and committing
    * under the token given (undefined without leases). A project claimed again under a new
@@ -122,7 +110,6 @@ export class ProjectRoster {
         id,
         this.options.storeFor(id, token),
         this.options.sourceFor(account),
-        this.#pollOptions,
         this.options.outboxLimit,
       );
       this.#projects.set(id, { sync, token, account, owner: this.#owner(sync, token) });
@@ -131,27 +118,34 @@ export class ProjectRoster {
     return added;
   }
 
-  /** One poll-and-commit step of a watched project; undefined if it is not watched. */
+  /**
+   * One poll-and-commit step of a watched project, with the poll options of the moment;
+   * undefined if it is not watched.
+   */
   async step(
     projectId: string,
     nowMs: number,
+    options: PollOptions,
     signal: AbortSignal,
   ): Promise<StepOutcome | undefined> {
     const watched = this.#projects.get(projectId);
     if (watched === undefined) return undefined;
-    const step = watched.sync.step(nowMs, signal);
+    const step = watched.sync.step(nowMs, options, signal);
     this.#inFlight.set(projectId, step);
     try {
       return await step;
     } finally {
       if (this.#inFlight.get(projectId) === step) this.#inFlight.delete(projectId);
-      // Alerts raised now, or left pending by a run before (a state just loaded, a lease
-      // valid again): the notifier is told, and looks at this project alone.
-      const state = watched.sync.state;
-      if (state !== undefined && (state.outbox.length > 0 || (state.firing?.length ?? 0) > 0)) {
-        this.options.outboxHasWork(projectId);
-      }
     }
+  }
+
+  /**
+   * Whether a watched project's outbox holds alerts or a firing set: raised by its last poll,
+   * or left pending by a run before (a state just loaded, a lease valid again).
+   */
+  hasDeliveryWork(projectId: string): boolean {
+    const state = this.#projects.get(projectId)?.sync.state;
+    return state !== undefined && (state.outbox.length > 0 || (state.firing?.length ?? 0) > 0);
   }
 
   /**

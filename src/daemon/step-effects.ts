@@ -37,7 +37,7 @@ export interface StepEffects {
   readonly logs: readonly LogLine[];
   /** The committed poll's transitions, as they are logged (committed polls only). */
   readonly transitions: TransitionLog | undefined;
-  /** New alerts are in the outbox: the notifier should look now. */
+  /** New alerts are in the outbox: their project's names are read before they go. */
   readonly deliver: boolean;
   /** The store refused the commit: this replica no longer holds the project's lease. */
   readonly leaseLost: LeaseLostError | undefined;

@@ -9,7 +9,7 @@ import type { Config, ResolvedAccount } from "../config/index.js";
 import type { StoreBackend } from "../daemon/index.js";
 import { defaultReplicaId } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
-import { FileStateStore } from "../store/index.js";
+import { FileStateStore, type StateDirLockEvent } from "../store/index.js";
 
 /** An account's client: its key, address and rate limit, with the `api` section's deadlines. */
 export function apiClientFor(
@@ -46,7 +46,13 @@ export async function storeBackendFrom(
   replicaId: string = defaultReplicaId(),
 ): Promise<StoreBackend> {
   const { url, schema, leaseDuration, dir } = config.state;
-  if (url === undefined) return { kind: "file", store: new FileStateStore(dir) };
+  if (url === undefined) {
+    // A stale lock replaced (warn); the lock lost to another process (error: the daemon fails).
+    const onLockEvent = (event: StateDirLockEvent) => {
+      logger[event.level]({ file: event.file }, event.message);
+    };
+    return { kind: "file", store: new FileStateStore(dir, { onLockEvent }) };
+  }
   const { PostgresStateStore } = await import("../store/postgres-store.js");
   const leaseMs = leaseDuration * 1000;
   const store = new PostgresStateStore({

@@ -31,7 +31,7 @@ export interface ReloaderOptions {
   readonly apply: (next: Settings) => Promise<readonly string[]>;
   /** What the success line says of the configuration now running. */
   readonly describe: () => Readonly<Record<string, unknown>>;
-  /** Called after every reload, whatever its outcome (the metrics show it). */
+  /** Called after every reload, whatever its outcome, before it is logged (the metrics show it). */
   readonly after: () => Promise<void>;
   readonly now?: () => number;
 }
@@ -58,8 +58,10 @@ export function createReloader(options: ReloaderOptions): Reloader {
       };
     }
     loads.lastReloadSuccessful = outcome.ok;
+    if (outcome.ok) loads.lastSuccessMs = now();
+    // The metrics show the outcome before it is logged: a scrape after the line agrees with it.
+    await options.after();
     if (outcome.ok) {
-      loads.lastSuccessMs = now();
       logger.info(options.describe(), "configuration reloaded");
       if (outcome.restartNeeded.length > 0) {
         logger.warn(
@@ -73,7 +75,6 @@ export function createReloader(options: ReloaderOptions): Reloader {
         "configuration reload failed; the running configuration is kept",
       );
     }
-    await options.after();
     return outcome;
   };
 

@@ -9,6 +9,7 @@ export {
   LeaseManager,
   type Lease,
   type LeaseAges,
+  type LeaseHolder,
   type LeaseManagerOptions,
   type LeaseObserver,
   type LossReason,

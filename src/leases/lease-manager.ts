@@ -100,14 +100,18 @@ export interface LeaseManagerOptions {
   readonly drainTimeoutMs?: number;
   /** Makes the database ready (migrations) before a heartbeat; tried again after a failure. */
   readonly prepare?: () => Promise<void>;
-  /** The set of held projects changed: poll and deliver exactly these. */
-  readonly onChange: (held: ReadonlyMap<string, Lease>) => Promise<void> | void;
-  /** Resolves once nothing is in flight for a project given up (before its lease is released). */
-  readonly drain?: (projectId: string) => Promise<void>;
   readonly logger: Logger;
   readonly observer?: LeaseObserver;
   /** A monotonic clock in milliseconds (default `performance.now`). */
   readonly monotonic?: () => number;
+}
+
+/** What the manager's held set drives, given at its start. */
+export interface LeaseHolder {
+  /** The set of held projects changed: poll and deliver exactly these. */
+  readonly onChange: (held: ReadonlyMap<string, Lease>) => Promise<void> | void;
+  /** Resolves once nothing is in flight for a project given up (before its lease is released). */
+  readonly drain?: (projectId: string) => Promise<void>;
 }
 
 interface HeldLease extends Lease {
@@ -143,7 +147,8 @@ export class LeaseManager {
   #ticking: Promise<void> | undefined;
   #again = false;
   #stopped = false;
-  #started = false;
+  /** What the held set drives; set by `start`. */
+  #holder: LeaseHolder | undefined;
   /** Changes of the held set reach `onChange` one after the other, in order. */
   #changes: Promise<void> = Promise.resolve();
   readonly #drains = new Set<Promise<void>>();
@@ -237,12 +242,15 @@ export class LeaseManager {
       return;
     this.#candidates = next;
     this.#candidatesSaved = false;
-    if (this.#started) this.nudge();
+    if (this.#holder !== undefined) this.nudge();
   }
 
-  /** Runs the first heartbeat (claims), then keeps beating until `stop`. */
-  async start(): Promise<void> {
-    this.#started = true;
+  /**
+   * Runs the first heartbeat (claims), then keeps beating until `stop`, telling `holder` each
+   * change of the held set.
+   */
+  async start(holder: LeaseHolder): Promise<void> {
+    this.#holder = holder;
     this.#log.info(
       { replica: this.replicaId, leaseSeconds: this.leaseMs / 1000 },
       "sharing projects through Postgres leases",
@@ -454,7 +462,7 @@ export class LeaseManager {
       { project: lease.projectId, replica: this.replicaId, token: lease.token, reason },
       "releasing lease",
     );
-    const drain = this.#options.drain?.(lease.projectId) ?? Promise.resolve();
+    const drain = this.#holder?.drain?.(lease.projectId) ?? Promise.resolve();
     const timeoutMs = this.#options.drainTimeoutMs ?? 2 * this.leaseMs;
     let timer: NodeJS.Timeout | undefined;
     const bounded = Promise.race([
@@ -494,7 +502,7 @@ export class LeaseManager {
       [...this.#held].map(([id, l]) => [id, { projectId: id, holder: l.holder, token: l.token }]),
     );
     this.#changes = this.#changes
-      .then(() => this.#options.onChange(snapshot))
+      .then(() => this.#holder?.onChange(snapshot))
       .catch((error: unknown) => {
         this.#log.error(errorFields(error), "applying the held projects failed");
       });

@@ -39,21 +39,29 @@ const LEFTOVER = /^(?:[a-z0-9-]{1,60}\.state\.json\.[0-9a-f]{12}\.tmp|\.write-pr
 export interface FileStateStoreOptions {
   /** The directory lock's staleness window and heartbeat (defaults: 30 s and 5 s). */
   readonly lock?: Omit<StateDirLockOptions, "onEvent">;
-  /** Hears the directory lock: a stale lock replaced, the lock lost. */
+  /** Hears the directory lock: a stale lock replaced, the lock lost (the daemon logs both). */
   readonly onLockEvent?: (event: StateDirLockEvent) => void;
 }
 
 export class FileStateStore implements StateStore {
   readonly kind = "file";
-  /** Hears the directory lock (the daemon logs what it hears). */
-  onLockEvent: ((event: StateDirLockEvent) => void) | undefined;
+  /**
+   * Settles when the directory's lock is lost to another process (nothing can be committed any
+   * more: the daemon has failed); never settles otherwise.
+   */
+  readonly lost: Promise<Error>;
+  readonly #lose: (error: Error) => void;
   #lock: StateDirLock | undefined;
 
   constructor(
     readonly directory: string,
     private readonly options: FileStateStoreOptions = {},
   ) {
-    this.onLockEvent = options.onLockEvent;
+    let lose: (error: Error) => void = () => undefined;
+    this.lost = new Promise((resolve) => {
+      lose = resolve;
+    });
+    this.#lose = lose;
   }
 
   /**
@@ -67,7 +75,10 @@ export class FileStateStore implements StateStore {
       await probeDirectory(this.directory, { keep: true });
       this.#lock ??= await StateDirLock.acquire(this.directory, {
         ...this.options.lock,
-        onEvent: (event) => this.onLockEvent?.(event),
+        onEvent: (event) => {
+          this.options.onLockEvent?.(event);
+          if (event.kind === "lost") this.#lose(new Error(event.message));
+        },
       });
       for (const name of await readdir(this.directory)) {
         if (LEFTOVER.test(name)) await rm(path.join(this.directory, name), { force: true });

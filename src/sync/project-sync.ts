@@ -67,14 +67,8 @@ export class ProjectSync {
     readonly projectId: string,
     private readonly store: StateStore,
     private readonly source: OperationsSource,
-    private options: PollOptions,
     private readonly outboxLimit?: number,
   ) {}
-
-  /** Polls from the next one on with `options` (a reload: alert rules, routing, thresholds). */
-  setOptions(options: PollOptions): void {
-    this.options = options;
-  }
 
   get status(): ProjectStatus {
     return this.current;
@@ -114,14 +108,15 @@ export class ProjectSync {
     return this.current;
   }
 
-  async step(nowMs: number, signal?: AbortSignal): Promise<StepOutcome> {
+  /** Polls once with `options` (the caller's of the moment) and commits what it found. */
+  async step(nowMs: number, options: PollOptions, signal?: AbortSignal): Promise<StepOutcome> {
     const status = await this.load();
     if (status.kind === "blocked") return { kind: "blocked", error: status.error };
     const previous = status.kind === "ready" ? status.state : undefined;
 
     let result: PollResult;
     try {
-      result = await poll(this.source, this.projectId, previous, nowMs, this.options, signal);
+      result = await poll(this.source, this.projectId, previous, nowMs, options, signal);
     } catch (error) {
       return { kind: "poll_failed", error };
     }

@@ -13,22 +13,9 @@ import {
   webhookPayloadSchema,
 } from "../../src/alerts/sinks/index.js";
 import { alertSchema } from "../../src/store/index.js";
+import { ADVICE_INPUT } from "./support/advice-input.js";
 
-const INPUT = {
-  projectId: "p-1",
-  branchId: "br-1",
-  endpointId: "ep-1",
-  reason: "file_cache",
-  startedAtMs: Date.parse("2025-06-01T10:00:00Z"),
-  detectedAtMs: Date.parse("2025-06-01T10:20:00Z"),
-  hitRatio: 91.5,
-  connections: 12,
-  maxConnections: 112,
-  minComputeUnits: 0.25,
-  maxComputeUnits: 2,
-  threshold: 99,
-  windowSeconds: 600,
-} as const;
+const INPUT = ADVICE_INPUT;
 
 const ADVICE = adviceAlert(INPUT);
 

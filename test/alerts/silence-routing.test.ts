@@ -1,15 +1,15 @@
 /**
- * Routing with silences, through the poll's alert hook as the daemon builds it from a
+ * Routing with silences, through the intake's poll hook as the daemon builds it from a
  * configuration: an alert a silence matches while its window is open goes to none of the sinks
  * it covers and is listed with the silence's name; its recovery, even after the window, is
  * silenced there too; a sink the silence does not cover gets both.
  */
 import { describe, expect, it } from "vitest";
-import { alertHook } from "../../src/alerts/setup.js";
 import { configSchema, resolveSinks, type ConfigInput } from "../../src/config/index.js";
 import type { AlertedTo, RoutedAlerts } from "../../src/sync/index.js";
 import type { OperationSnapshot, Transition } from "../../src/sync/transitions.js";
 import { FAILED_OPERATION } from "./support/failed-operation.js";
+import { intakeOf } from "./support/intake.js";
 
 const op: OperationSnapshot = {
   ...FAILED_OPERATION,
@@ -27,7 +27,10 @@ const recovered: Transition = {
 
 const env = { PGCP_SLACK_WEBHOOK_URL: "https://slack.example/x", PGCP_WEBHOOK_URL: "https://h/x" };
 
-/** A hook for the sinks slack and hook, with these silences, and the history a poll keeps. */
+/**
+ * The intake's poll hook for the sinks slack and hook, with these silences, and the history a
+ * poll keeps.
+ */
 function routing(silences: ConfigInput["silences"]) {
   const config = configSchema.parse({
     api: { key: "k" },
@@ -38,7 +41,12 @@ function routing(silences: ConfigInput["silences"]) {
     ],
     silences,
   });
-  const hook = alertHook(config, resolveSinks(config, env));
+  const intake = intakeOf(config, resolveSinks(config, env), {
+    addAlerts: () => Promise.reject(new Error("a poll's alerts are enqueued by its commit")),
+    wake: () => undefined,
+    dropped: () => undefined,
+  });
+  const hook = intake.pollHook();
   if (hook === undefined) throw new Error("no hook");
   const alerted = new Map<string, AlertedTo[]>();
   return (transitions: Transition[], nowMs: number): RoutedAlerts => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { isEndStatus } from "../../src/contract/index.js";
 import { FileStateStore } from "../../src/store/index.js";
-import { ProjectSync, type PollOptions } from "../../src/sync/index.js";
+import type { PollOptions } from "../../src/sync/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import type { TruthOperation } from "../../src/simulator/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import {
@@ -78,7 +79,7 @@ describe("first start, on the engine", () => {
     const branchId = created.branches[0]!.id;
     const store = new FileStateStore(await stateDir());
     await store.open();
-    const sync = new ProjectSync(projectId, store, client, pollOptions(options));
+    const sync = polledSync(projectId, store, client, pollOptions(options));
     const script = async (action: string, steps: Steps) =>
       (
         await sim.sim.scriptOperation({

@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
 import { FileStateStore } from "../../src/store/index.js";
-import { ProjectSync, type PollOptions } from "../../src/sync/index.js";
+import type { PollOptions } from "../../src/sync/index.js";
+import { polledSync, type PolledSync } from "../support/polled-sync.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { committedArrivals, pollOptions, stateDir, truthArrivals } from "../sync/support.js";
 import { runsThen } from "../support/operation-steps.js";
@@ -37,11 +38,11 @@ describe("request cost", () => {
   async function syncFor(projectId: string, options: PollOptions) {
     const store = new FileStateStore(await stateDir());
     await store.open();
-    return new ProjectSync(projectId, store, client, options);
+    return polledSync(projectId, store, client, options);
   }
 
   /** Polls and returns what the simulator saw, which must match what the engine reports. */
-  async function measuredPoll(sync: ProjectSync) {
+  async function measuredPoll(sync: PolledSync) {
     await sim.sim.resetStats();
     const outcome = await sync.step(await now());
     if (outcome.kind !== "committed") throw new Error(`poll ${outcome.kind}`);

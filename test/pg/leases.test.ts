@@ -65,6 +65,11 @@ describePg.each(PG_ROUTES)("project leases (%s)", (route) => {
       leaseMs: LEASE_MS,
       logger,
       observer,
+    });
+    manager.setCandidates(candidates);
+    const replica: Replica = { id, manager, pool, events, drains };
+    replicas.push(replica);
+    await manager.start({
       onChange: () => undefined,
       drain: async (project) => {
         const rows = await db.query<{ holder: string | null }>(
@@ -74,10 +79,6 @@ describePg.each(PG_ROUTES)("project leases (%s)", (route) => {
         drains.push({ project, stillHeld: rows[0]?.holder === id });
       },
     });
-    manager.setCandidates(candidates);
-    const replica: Replica = { id, manager, pool, events, drains };
-    replicas.push(replica);
-    await manager.start();
     return replica;
   };
 

@@ -3,7 +3,7 @@
  * state (loading it, refusing a bad file or row): its source rejects every request, and its
  * settings are small. The tests never get as far as polling.
  */
-import { ProjectSync } from "../../src/sync/index.js";
+import { polledSync, type PolledSync } from "./polled-sync.js";
 
 const unreachableSource = {
   listOperations: () => Promise.reject(new Error("not reached")),
@@ -23,7 +23,7 @@ const syncOptions = {
 /** A sync of `projectId` over `store` that never polls. */
 export function neverPollingSync(
   projectId: string,
-  store: ConstructorParameters<typeof ProjectSync>[1],
-): ProjectSync {
-  return new ProjectSync(projectId, store, unreachableSource, syncOptions);
+  store: Parameters<typeof polledSync>[1],
+): PolledSync {
+  return polledSync(projectId, store, unreachableSource, syncOptions);
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { ProjectSync } from "../../src/sync/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { runsThen } from "../support/operation-steps.js";
 import { clientFor, openStateStore, pollOptions } from "./support.js";
@@ -41,7 +41,7 @@ it("gives when each operation it read was created, the availability checks aside
   await script("check_availability");
   // The daemon's default first page: the newest 50 records, new or not.
   const options = pollOptions({ firstPageLimit: 50 });
-  const sync = new ProjectSync(projectId, await openStateStore(), client, options);
+  const sync = polledSync(projectId, await openStateStore(), client, options);
   const before = await sync.step(Date.now());
   if (before.kind !== "committed") throw new Error(`poll ${before.kind}`);
   await sim.sim.advance(300);

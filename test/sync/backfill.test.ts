@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { ProjectSync } from "../../src/sync/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { clientFor, committedArrivals, pollOptions, openStateStore } from "./support.js";
 import { runsThen } from "../support/operation-steps.js";
@@ -52,7 +52,7 @@ it("counts only the window when the backfill walk spans several polls", async ()
       return { entries: [], silenced: [] };
     },
   });
-  const sync = new ProjectSync(projectId, store, client, options);
+  const sync = polledSync(projectId, store, client, options);
   let polls = 0;
   for (; polls < 100; polls++) {
     const outcome = await sync.step(Date.now());

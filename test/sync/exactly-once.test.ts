@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { ProjectSync } from "../../src/sync/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { committedArrivals, pollOptions, openStateStore, truthArrivals } from "./support.js";
 import { simulatorAndApiClient } from "./client-suite.js";
@@ -140,7 +140,7 @@ describe("exactly-once accounting", () => {
           const branchId = created.branches[0]!.id;
           const options = pollOptions({ maxPagesPerPoll });
           const store = await openStateStore();
-          let sync = new ProjectSync(projectId, store, client, options);
+          let sync = polledSync(projectId, store, client, options);
           const now = async () => Date.parse((await sim.sim.clock()).now);
           const script = (action: string, path: Step[], offsetSeconds?: number) =>
             sim.sim.scriptOperation({
@@ -192,7 +192,7 @@ describe("exactly-once accounting", () => {
                 break;
               }
               case "restart":
-                sync = new ProjectSync(projectId, store, client, options);
+                sync = polledSync(projectId, store, client, options);
                 break;
               case "fault":
                 await sim.sim.addFault({
@@ -217,7 +217,7 @@ describe("exactly-once accounting", () => {
             if (outcome.kind === "committed" && outcome.result.caughtUp) break;
           }
           // A restart must resume from the same totals.
-          const reloaded = new ProjectSync(projectId, store, client, options);
+          const reloaded = polledSync(projectId, store, client, options);
           await reloaded.load();
           expect(committedArrivals(reloaded.state)).toEqual(
             await truthArrivals(sim, projectId, since),

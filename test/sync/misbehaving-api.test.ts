@@ -7,8 +7,8 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import {
-  ProjectSync,
   WalkError,
   type PollOptions,
   type PollResult,
@@ -41,7 +41,7 @@ async function watched(options: Partial<PollOptions> = {}) {
   const branchId = created.branches[0]?.id ?? "";
   await sim.sim.advance(5);
   const store = await openStateStore();
-  const sync = new ProjectSync(
+  const sync = polledSync(
     projectId,
     store,
     client,

@@ -8,7 +8,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/index.js";
-import { ProjectSync } from "../../src/sync/index.js";
+import { polledSync } from "../support/polled-sync.js";
 import type { TestSimulator } from "../support/simulator.js";
 import { pollOptions, openStateStore } from "./support.js";
 import { simulatorAndApiClient } from "./client-suite.js";
@@ -39,7 +39,7 @@ describe("memory held by a project's sync", () => {
     });
     const projectId = project_ids[0] ?? "";
     const store = await openStateStore();
-    const sync = new ProjectSync(
+    const sync = polledSync(
       projectId,
       store,
       client,

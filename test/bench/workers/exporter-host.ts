@@ -26,7 +26,8 @@ import {
   STATE_VERSION,
   type ProjectState,
 } from "../../../src/store/index.js";
-import { emptyTotals } from "../../../src/sync/index.js";
+import { emptyTotals, type PollOptions } from "../../../src/sync/index.js";
+import { pollOptionsFrom } from "../../../src/daemon/index.js";
 import { apiReader } from "../lib/api-reader.js";
 import { serve } from "../lib/rpc.js";
 import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
@@ -36,6 +37,8 @@ setDaemonV8Flags();
 startMemorySaver();
 
 let exporter: RunningExporter | undefined;
+/** The running exporter's poll options, for the steps measured outside its scheduler. */
+let pollOptions: PollOptions | undefined;
 let loopDelay: IntervalHistogram | undefined;
 let stalls: StallWatch | undefined;
 
@@ -312,6 +315,7 @@ const handlers = {
     const logger = createLogger(args.logLevel ?? "info", undefined, "json");
     const env = { ...process.env, ...(args.env ?? {}) };
     exporter = await startExporter(config, { logger, env, sinks: resolveSinks(config, env) });
+    pollOptions = pollOptionsFrom(config);
     return {
       url: exporter.server.url,
       startMs: performance.now() - started,
@@ -350,7 +354,8 @@ const handlers = {
       const sync = e.daemon.project(id);
       if (sync === undefined) throw new Error(`no project ${id}`);
       const t0 = performance.now();
-      const outcome = await sync.step(Date.now());
+      if (pollOptions === undefined) throw new Error("the exporter is not started");
+      const outcome = await sync.step(Date.now(), pollOptions);
       const stepMs = performance.now() - t0;
       const state = sync.state;
       if (state === undefined) throw new Error(`no state for ${id}`);
