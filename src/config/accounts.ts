@@ -4,8 +4,9 @@
  * Like the sinks' secrets, the keys never enter the configuration object, and no error message
  * repeats one.
  */
+import { DEFAULT_ACCOUNT } from "./accounts-schema.js";
 import { ConfigError } from "./load.js";
-import { DEFAULT_ACCOUNT, type Config } from "./schema.js";
+import type { Config } from "./schema.js";
 
 /** What an account watches: project ids, its own projects (`all`), and organisations. */
 export interface AccountProjects {

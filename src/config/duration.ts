@@ -29,3 +29,6 @@ export const durationSchema = durationInput.transform((value, ctx) => {
   }
   return seconds;
 });
+
+/** A duration that must be greater than zero. */
+export const positiveDuration = durationSchema.refine((s) => s > 0, "must be greater than zero");

@@ -6,9 +6,11 @@
  */
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
+import { silenceSinkProblems } from "./cross-checks.js";
 import { issueMessages, issueProblems, pathText, readYaml, type Problem } from "./problems.js";
-import { CONFIG_HINTS, configSchema, silenceSinkProblems, type Config } from "./schema.js";
+import { configSchema, type Config } from "./schema.js";
 import { secretsInFile } from "./secret-files.js";
+import { CONFIG_HINTS } from "./setting-hints.js";
 
 /** Where problems were found (`config.yaml`, `environment`) and what they are. */
 export interface ProblemSection {

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigError, type RawConfig } from "./load.js";
-import { SINK_ENVIRONMENT, type Config } from "./schema.js";
+import type { Config } from "./schema.js";
+import { SINK_ENVIRONMENT } from "./sinks-schema.js";
 
 /** The secret variables the configuration itself reads (sinks may name more). */
 export const SECRET_VARIABLES: readonly string[] = [

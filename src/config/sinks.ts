@@ -4,18 +4,18 @@
  * configuration can leak them; and no error message repeats their values.
  */
 import { ConfigError } from "./load.js";
+import type { Config } from "./schema.js";
 import {
   defaultSink,
   SINK_ENVIRONMENT,
   SINK_KINDS_LIST,
   type AlertmanagerSinkConfig,
-  type Config,
   type PagerDutySinkConfig,
   type SinkConfig,
   type SinkKind,
   type SlackSinkConfig,
   type WebhookSinkConfig,
-} from "./schema.js";
+} from "./sinks-schema.js";
 
 /** A sink's configuration with the secrets it needs, by kind (`kind` is its config's). */
 export type ResolvedSink =

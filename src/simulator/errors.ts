@@ -19,3 +19,8 @@ export const notFound = (message: string): ApiError => new ApiError(404, "not_fo
 export const conflict = (message: string): ApiError => new ApiError(409, "conflict", message);
 export const planLimit = (message: string): ApiError => new ApiError(422, "plan_limit", message);
 export const locked = (message: string): ApiError => new ApiError(423, "locked", message);
+
+/** What went wrong, in words: an error's message, or the thrown value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

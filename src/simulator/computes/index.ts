@@ -2,9 +2,12 @@
  * The simulator's computes backed by a real PostgreSQL server: a loopback listener per
  * endpoint that forwards clients' sessions to the server (waking an idle compute first), the
  * activity that holds off auto-suspend, and the `neon_stat_file_cache` view. See README.md,
- * Computes.
+ * Computes. The host (`host.ts`) follows the endpoints and answers `/_sim`; what it keeps is in
+ * `host-state.ts`, its listeners in `listeners.ts`, the proxied sessions in `sessions.ts`, and
+ * its side on the server, with the look every 200 ms, in `catalog-sync.ts`.
  */
-export { ComputeHost, type ComputeHostDeps } from "./host.js";
+export { ComputeHost } from "./host.js";
+export type { ComputeHostDeps } from "./host-state.js";
 export {
   DEFAULT_COMPUTE_DATABASE,
   SIMULATOR_APPLICATION_NAME,
