@@ -142,6 +142,9 @@ export async function measureFleet(ctx: BenchContext, options: FleetOptions): Pr
               fastInterval: DEFAULTS.fastInterval / k,
               endpointsInterval: DEFAULTS.endpointsInterval / k,
               firstPageLimit: FIRST_PAGE_LIMIT,
+              // One interval for every project, which the figures divide by (scenario 6
+              // compares the strategies).
+              strategy: "uniform",
             },
             // Each failure's own alert is what is measured (a platform incident holds none).
             sinks: [
