@@ -119,31 +119,42 @@ export function planActivity(input: ActivityPlanInput): ActivityPlan {
   if (atIntervals <= capacity) {
     return { openSeconds: fast, scale: 0, minSeconds: base, maxSeconds: max, beyondMax: false };
   }
-  if (total / max <= capacity) {
-    // Shared by weight, from the fast interval to `max`: the smallest scale the budget allows
-    // (at `high` every project waits `max`).
-    const plan = (scale: number): ActivityPlan => ({
-      openSeconds: undefined,
-      scale,
-      minSeconds: fast,
-      maxSeconds: max,
-      beyondMax: false,
-    });
-    const demand = (scale: number): number => {
-      let perSecond = 0;
-      for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
-      return perSecond;
-    };
-    let low = 0;
-    let high = max * Math.sqrt(heaviest + IDLE_WEIGHT);
-    for (let i = 0; i < STEPS; i++) {
-      const mid = (low + high) / 2;
-      if (demand(mid) <= capacity) high = mid;
-      else low = mid;
-    }
-    return plan(high);
-  }
+  if (total / max <= capacity) return sharedByWeight(groups, heaviest, fast, max, capacity);
   // Not even `max` for all fits: every project at one interval, the one the budget allows.
   const one = capacity > 0 ? total / capacity : Infinity;
   return { openSeconds: undefined, scale: one, minSeconds: one, maxSeconds: one, beyondMax: true };
+}
+
+/**
+ * The budget shared by weight, from the fast interval to `max`: the smallest scale the budget
+ * allows (at `high` every project waits `max`). `groups` holds the cost of the projects of each
+ * planned weight; `capacity` is in requests per second.
+ */
+function sharedByWeight(
+  groups: ReadonlyMap<number, number>,
+  heaviest: number,
+  fast: number,
+  max: number,
+  capacity: number,
+): ActivityPlan {
+  const plan = (scale: number): ActivityPlan => ({
+    openSeconds: undefined,
+    scale,
+    minSeconds: fast,
+    maxSeconds: max,
+    beyondMax: false,
+  });
+  const demand = (scale: number): number => {
+    let perSecond = 0;
+    for (const [weight, cost] of groups) perSecond += cost / intervalFor(plan(scale), weight);
+    return perSecond;
+  };
+  let low = 0;
+  let high = max * Math.sqrt(heaviest + IDLE_WEIGHT);
+  for (let i = 0; i < STEPS; i++) {
+    const mid = (low + high) / 2;
+    if (demand(mid) <= capacity) high = mid;
+    else low = mid;
+  }
+  return plan(high);
 }

@@ -34,3 +34,37 @@ export function refusedAgain(
   const count = (previous?.count ?? 0) + 1;
   return { count, retryAtMs: nowMs + refusalDelayMs(count, baseMs, capMs) };
 }
+
+/** What one step of a job says of refusals: the API refused something, or answered. */
+export interface Answer {
+  readonly refused?: RefusalKind;
+  readonly answered?: boolean;
+}
+
+/**
+ * The key's refusal after a job: refused once more when a step says so (once it is refused,
+ * jobs that started before say nothing new: only a probe counts), ended when one is answered.
+ */
+export function keyRefusalAfter(
+  previous: Refusal | undefined,
+  answers: readonly (Answer | undefined)[],
+  nowMs: number,
+  baseMs: number,
+  probe: boolean,
+): Refusal | undefined {
+  if (answers.some((a) => a?.refused === "key")) {
+    return previous === undefined || probe ? refusedAgain(previous, nowMs, baseMs) : previous;
+  }
+  return answers.some((a) => a?.answered === true) ? undefined : previous;
+}
+
+/** The project's refusal after a job: refused once more, or ended by a step not refused. */
+export function projectRefusalAfter(
+  previous: Refusal | undefined,
+  answers: readonly (Answer | undefined)[],
+  nowMs: number,
+  baseMs: number,
+): Refusal | undefined {
+  if (answers.some((a) => a?.refused === "project")) return refusedAgain(previous, nowMs, baseMs);
+  return answers.some((a) => a !== undefined && a.refused === undefined) ? undefined : previous;
+}
