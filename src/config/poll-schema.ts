@@ -31,6 +31,11 @@ export const pollSchema = z
      * the uniform strategy would give every project.
      */
     maxInterval: z.union([z.literal("auto"), positiveDuration]).default("auto"),
+    /**
+     * The longest wait between two polls of a project whose polls fail on the API's side (server
+     * errors, timeouts, malformed answers): each wait twice the last, from twice its interval.
+     */
+    errorBackoffMax: positiveDuration.default(300),
     /** How long after its last new or changed operation a project counts as active. */
     activeWindow: positiveDuration.default(3600),
     firstPageLimit: z.number().int().min(1).max(1000).default(50),

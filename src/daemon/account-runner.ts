@@ -1,9 +1,10 @@
 /**
  * One account's runner: its API client and scheduler, polling the account's share of the watched
  * projects, listing their endpoints and describing them (names, branches). It keeps what the API
- * refuses (the key, a project), so that a refusal is logged when it starts and when it ends, and
- * the scheduler backs off; and whether its base URL is wrong (the API answers 404 at its root),
- * said once for the account rather than once for each of its projects.
+ * refuses (the key, a project) and the projects whose polls fail on the API's side, so that each
+ * is logged when it starts and when it ends, and the scheduler backs off; and whether its base
+ * URL is wrong (the API answers 404 at its root), said once for the account rather than once for
+ * each of its projects.
  */
 import { isNotFound, type ApiClient } from "../api/index.js";
 import type { Clock } from "../clock.js";
@@ -11,6 +12,7 @@ import { displayUrl, type AccountPlan, type Config } from "../config/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import {
   Scheduler,
+  type BackoffReason,
   type DescribeReason,
   type JobOutcome,
   type PollOutcome,
@@ -42,6 +44,17 @@ export interface DaemonAccount {
   keyRefusal(): KeyRefusal | undefined;
   /** While the API answers 404 at the account's root (its base URL is wrong): since when. */
   wrongBaseUrl(): WrongBaseUrl | undefined;
+  /** The projects polled with backoff now, by id: why, and when the next try is. */
+  projectBackoffs(): ReadonlyMap<string, ShownBackoff>;
+}
+
+/** A project polled with backoff, as shown (`Scheduler.projectBackoffs` on the wall clock). */
+export interface ShownBackoff {
+  readonly reason: BackoffReason;
+  /** Tries in a row that were refused or failed. */
+  readonly count: number;
+  /** When the next try is due (epoch ms). */
+  readonly nextTryMs: number;
 }
 
 /** The API refuses an account's key (401). */
@@ -76,6 +89,8 @@ export interface RunnerInputs {
   readonly roster: ProjectRoster;
   /** The projects whose log the API refuses now, shared by the runners (a project may move). */
   readonly refusedProjects: Set<string>;
+  /** The projects whose polls fail on the API's side now, shared by the runners. */
+  readonly failingProjects: Set<string>;
   readonly notify: Required<DaemonObserver>;
   /** Carries out what a poll led to (`effectsApplier`). */
   readonly apply: (projectId: string, effects: StepEffects) => PollOutcome;
@@ -88,7 +103,7 @@ export interface RunnerInputs {
 }
 
 export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
-  const { plan, client, roster, refusedProjects, clock } = inputs;
+  const { plan, client, roster, refusedProjects, failingProjects, clock } = inputs;
   const baseUrl = baseUrlCheck(client, clock);
   const shownUrl = displayUrl(plan.url);
   /**
@@ -143,6 +158,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
       // Read when the poll ends: of polls that were refused together, the first says so.
       projectRefused: refusedProjects.has(projectId),
       keyRefused: keyRefusal !== undefined,
+      projectFailing: failingProjects.has(projectId),
       ...baseUrlNow,
       durationSeconds,
       aborted: signal.aborted,
@@ -154,6 +170,10 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     const wrongUrl = baseUrl.wrong() !== undefined;
     if (effects.job.refused === "project" && !wrongUrl) refusedProjects.add(projectId);
     else if (effects.job.answered === true) refusedProjects.delete(projectId);
+    if (effects.job.failed !== undefined) failingProjects.add(projectId);
+    else if (effects.job.answered === true || effects.job.refused !== undefined) {
+      failingProjects.delete(projectId);
+    }
     // The project's first alerts want its branches' names: read them before the alerts go.
     if (effects.deliver && inputs.directory.branchesUnread(projectId)) {
       const described = await describe(projectId, signal, "alert");
@@ -254,6 +274,7 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
       strategy: inputs.poll.strategy,
       maxIntervalSeconds: inputs.poll.maxInterval === "auto" ? undefined : inputs.poll.maxInterval,
       activeWindowSeconds: inputs.poll.activeWindow,
+      errorBackoffMaxSeconds: inputs.poll.errorBackoffMax,
       monotonic: () => clock.monotonic(),
     },
     { poll, listEndpoints, describe },
@@ -266,6 +287,15 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     projects: () => roster.idsOf(plan.name),
     keyRefusal: () => keyRefusal,
     wrongBaseUrl: () => baseUrl.wrong(),
+    projectBackoffs: () => {
+      // The scheduler's times are monotonic: shown on the wall clock, as of now.
+      const offsetMs = clock.wall() - clock.monotonic();
+      const shown = new Map<string, ShownBackoff>();
+      for (const [id, { reason, count, retryAtMs }] of scheduler.projectBackoffs()) {
+        shown.set(id, { reason, count, nextTryMs: retryAtMs + offsetMs });
+      }
+      return shown;
+    },
     poll,
     async discovered(error) {
       if (error === undefined) {

@@ -185,6 +185,8 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
   const apply = effectsApplier({ notify, logger, fenced });
   /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
   const refusedProjects = new Set<string>();
+  /** The projects whose polls fail on the API's side now (logged when it starts and ends). */
+  const failingProjects = new Set<string>();
   const accounts = accountPlans(config).map((plan) =>
     createAccountRunner({
       plan,
@@ -194,6 +196,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       outboxLimit: config.alerts.outboxLimit,
       roster,
       refusedProjects,
+      failingProjects,
       notify,
       apply,
       wake,

@@ -5,11 +5,16 @@
  */
 import { ApiError, DEFAULT_BASE_URL } from "../api/index.js";
 import { BRANCH_OPERATION_ACTIONS, ENDPOINT_OPERATION_ACTIONS } from "../contract/index.js";
-import { REFUSAL_CAP_MS, type PollOutcome, type RefusalKind } from "../scheduler/index.js";
+import {
+  REFUSAL_CAP_MS,
+  type FailureKind,
+  type PollOutcome,
+  type RefusalKind,
+} from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
 import type { StateFileError } from "../store/index.js";
-import { ANOMALY_MEANING, type PollResult, type StepOutcome } from "../sync/index.js";
+import { ANOMALY_MEANING, WalkError, type PollResult, type StepOutcome } from "../sync/index.js";
 import type { BaseUrlState } from "./base-url-check.js";
 import { planTransitionLog, type TransitionLog } from "./transition-log.js";
 
@@ -52,6 +57,8 @@ export interface StepContext {
   readonly projectRefused: boolean;
   /** The API refused the account's key before this step (logged then). */
   readonly keyRefused: boolean;
+  /** The project's polls failed on the API's side before this step (logged then). */
+  readonly projectFailing: boolean;
   /**
    * What this step found of the account's base URL (`BaseUrlCheck`), shown without credentials:
    * wrong, found by this step's 404 or known before it; or right again after it was wrong.
@@ -107,19 +114,29 @@ export function stepEffects(outcome: StepOutcome, context: StepContext): StepEff
           job: { requests: 1, open: context.open, refused },
         };
       }
+      const failed = failureOf(outcome.error);
       return {
         ...NONE,
         reports: [
           { event: "pollFailed", error: outcome.error, durationSeconds: context.durationSeconds },
         ],
-        logs: [
-          {
-            level: "warn",
-            fields: { project, ...errorFields(outcome.error) },
-            message: "poll failed; nothing committed",
-          },
-        ],
-        job: { requests: 1, open: context.open, slow: isTimeout(outcome.error) },
+        logs:
+          failed === undefined
+            ? [
+                {
+                  level: "warn",
+                  fields: { project, ...errorFields(outcome.error) },
+                  message: "poll failed; nothing committed",
+                },
+              ]
+            : failingStarted(failed, outcome.error, context),
+        job: {
+          open: context.open,
+          slow: isTimeout(outcome.error),
+          ...(failed === undefined
+            ? { requests: 1 }
+            : { requests: attemptsOf(outcome.error), failed }),
+        },
       };
     }
     case "commit_failed": {
@@ -258,7 +275,48 @@ function refusalStarted(kind: RefusalKind, error: unknown, context: StepContext)
   ];
 }
 
-/** One line when a refusal ends: the poll was answered. */
+/**
+ * How a poll failed on the API's side, if it did (its project backs off): a server error (5xx),
+ * a timeout, or an answer that could not be read, broke the contract or contradicted the walk's
+ * rules. A refusal (401, 403, 404), a 429 (the limiter's), another 4xx and a network error do
+ * not count.
+ */
+export function failureOf(error: unknown): FailureKind | undefined {
+  if (error instanceof WalkError) return "invalid_response";
+  if (!(error instanceof ApiError)) return undefined;
+  switch (error.kind) {
+    case "http":
+      return error.status !== undefined && error.status >= 500 ? "server_error" : undefined;
+    case "timeout":
+    case "invalid_response":
+      return error.kind;
+    case "network":
+      return undefined;
+  }
+}
+
+/** The requests a failed poll made: at least the attempts of the call that failed. */
+function attemptsOf(error: unknown): number {
+  return error instanceof ApiError ? Math.max(1, error.attempts) : 1;
+}
+
+/** The line that says a project's polls fail on the API's side (when the first one does). */
+export const PROJECT_FAILING =
+  "the project's polls fail on the API's side: it is polled again backing off, each wait twice the last up to poll.errorBackoffMax, and at its interval again once a poll succeeds";
+
+/** The line that says a project's polls succeed again after failing on the API's side. */
+export const PROJECT_RECOVERED = "the project's polls succeed again";
+
+/** One warning when a project's polls start failing on the API's side; a debug line after. */
+function failingStarted(reason: FailureKind, error: unknown, context: StepContext): LogLine[] {
+  const { projectId: project, account } = context;
+  const fields = { account, project, reason, ...errorFields(error) };
+  return context.projectFailing
+    ? [{ level: "debug", fields, message: "poll failed again; the project backs off" }]
+    : [{ level: "warn", fields, message: PROJECT_FAILING }];
+}
+
+/** The lines when a refusal, or a run of polls failing on the API's side, ends: the poll was answered. */
 function refusalEnded(context: StepContext): LogLine[] {
   const { projectId: project, account, baseUrl } = context;
   const lines: LogLine[] = [];
@@ -282,6 +340,9 @@ function refusalEnded(context: StepContext): LogLine[] {
       fields: { account, project },
       message: "the API answers for the project again",
     });
+  }
+  if (context.projectFailing) {
+    lines.push({ level: "info", fields: { account, project }, message: PROJECT_RECOVERED });
   }
   return lines;
 }

@@ -18,10 +18,12 @@ export interface BudgetInput {
   /** Share of the rate the scheduler plans to use; the rest absorbs retries and bursts. */
   readonly headroom: number;
   /**
-   * Requests per minute the endpoint listings that operations trigger take, as measured: they
-   * come first, the intervals stretch to fit the rest (at most half the budget goes to them).
+   * Requests per minute taken outside the plan: the endpoint listings that operations trigger,
+   * as measured, and the polls of projects backing off from failures, as their backoff costs.
+   * They come first, the intervals stretch to fit the rest (at most half the budget goes to
+   * them).
    */
-  readonly triggeredPerMinute?: number;
+  readonly unplannedPerMinute?: number;
 }
 
 export interface Budget {
@@ -45,7 +47,7 @@ export function planBudget(input: BudgetInput): Budget {
     if (input.endpointsIntervalSeconds > 0) demand += 60 / input.endpointsIntervalSeconds;
   }
   const capacity = input.requestsPerMinute * input.headroom;
-  const planned = capacity - triggeredShare(input.triggeredPerMinute ?? 0, capacity);
+  const planned = capacity - unplannedShare(input.unplannedPerMinute ?? 0, capacity);
   return {
     demandPerMinute: demand,
     capacityPerMinute: capacity,
@@ -53,9 +55,9 @@ export function planBudget(input: BudgetInput): Budget {
   };
 }
 
-/** What the listings operations trigger take of `capacity`: as measured, at most half. */
-export function triggeredShare(triggeredPerMinute: number, capacity: number): number {
-  return Math.min(Math.max(0, triggeredPerMinute), capacity / 2);
+/** What the requests outside the plan take of `capacity`: as measured, at most half. */
+export function unplannedShare(unplannedPerMinute: number, capacity: number): number {
+  return Math.min(Math.max(0, unplannedPerMinute), capacity / 2);
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
  * One project as the scheduler keeps it: its lane and cost, when its poll and its endpoint
- * listing are due, its last poll, its recent activity, whether it is slow or refused, and
- * whether its job runs now. The parts share the entries: the job writes what its steps said,
+ * listing are due, its last poll, its recent activity, whether it is slow, refused or backing
+ * off from failed polls, and whether its job runs now. The parts share the entries: the job writes what its steps said,
  * planning reads them for the project's due times, dispatch queues them by those times.
  */
 import type { Lane } from "./budget.js";
+import type { ErrorBackoff } from "./error-backoff.js";
 import type { Refusal } from "./refusals.js";
 
 /** A project's last poll, as its next one is planned from. */
@@ -31,6 +32,10 @@ export interface Entry {
   /** The API refuses the project: it is tried again at `retryAtMs` (see `refusals.ts`). */
   refusal: Refusal | undefined;
   /**
+   * Its polls fail on the API's side: the next is due at `retryAtMs` (see `error-backoff.ts`).
+   */
+  errorBackoff: ErrorBackoff | undefined;
+  /**
    * Its recent activity: the operations its polls found, each weighing less as it ages (see
    * `activityWeight`), as of `activityAtMs` (the API's clock, see `activity.ts`).
    */
@@ -56,6 +61,7 @@ export function newEntry(id: string, nextPollMs: number, nextEndpointsMs: number
     busy: false,
     slow: false,
     refusal: undefined,
+    errorBackoff: undefined,
     activity: 0,
     activityAtMs: 0,
     lastNudgeMs: undefined,

@@ -13,6 +13,8 @@
  * - one project's job and what it learns: `job.ts`, running the daemon's jobs (`jobs.ts`);
  * - refusals: `refusal-gate.ts` holds the key's refusal and its probe, and each project's;
  *   the backoff is pure (`refusals.ts`);
+ * - failures: a project whose polls fail on the API's side backs off, as pure decisions
+ *   (`error-backoff.ts`), learnt by its job and planned by its backoff's cost;
  * - settings: `options.ts`.
  */
 export * from "./budget.js";
@@ -20,4 +22,5 @@ export { Scheduler, type NudgeResult } from "./scheduler.js";
 export type { DescribeReason, JobOutcome, PollOutcome, SchedulerJobs } from "./jobs.js";
 export type { PollStrategy, SchedulerOptions } from "./options.js";
 export * from "./refusals.js";
+export * from "./error-backoff.js";
 export { TIERS, type Tier } from "./activity-plan.js";

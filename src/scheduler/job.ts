@@ -1,12 +1,13 @@
 /**
  * One project's job, as dispatch starts it: its poll when due; then its endpoint listing when
- * due, or at once when the poll saw an operation that changes endpoints (not for a refused
- * project: it would be refused too); then a describe when one is wanted. As it ends, what its
- * steps said is learnt: the project's lane, cost, activity, slowness and refusals, and when its
- * next poll and listing are due.
+ * due, or at once when the poll saw an operation that changes endpoints (not after a poll that
+ * was refused or failed on the API's side: the listing would fail too); then a describe when
+ * one is wanted. As it ends, what its steps said is learnt: the project's lane, cost, activity,
+ * slowness, refusals and backoff from failures, and when its next poll and listing are due.
  */
 import type { Activity } from "./activity.js";
 import type { Entry } from "./entry.js";
+import { errorBackoffAfter } from "./error-backoff.js";
 import type { DescribeReason, JobOutcome, PollOutcome, SchedulerJobs } from "./jobs.js";
 import { updateCost } from "./budget.js";
 import type { Planner } from "./planner.js";
@@ -21,6 +22,10 @@ export interface JobParts {
   readonly triggered: TriggeredRate;
   readonly refusals: RefusalGate;
   readonly monotonic: () => number;
+  /** The scheduler's random: the jitter of a failing project's backoff. */
+  readonly random: () => number;
+  /** The longest wait of a failing project's backoff. */
+  readonly errorBackoffMaxMs: number;
 }
 
 /** One job's steps as they went (a step that failed ends the job). */
@@ -80,21 +85,28 @@ export class JobRunner {
     }
   }
 
-  /** The poll's outcome: what a poll of the project costs, and its lane (open operations: fast). */
+  /**
+   * The poll's outcome: what a poll of the project costs (a failed one's retries are its
+   * backoff's cost, not its polls'), and its lane (open operations: fast).
+   */
   private learnPoll(entry: Entry, steps: Steps, outcome: PollOutcome): void {
     steps.outcomes.push(outcome);
-    entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
+    if (outcome.failed === undefined) {
+      entry.requestsPerPoll = updateCost(entry.requestsPerPoll, outcome.requests);
+    }
     entry.lane = outcome.open ? "fast" : "base";
   }
 
   /**
    * Whether the job lists the project's endpoints now (`Planner.listsEndpoints`), unless its
-   * poll was refused: they would be refused too. A listing not yet due counts as triggered.
+   * poll was refused or failed on the API's side: the listing would fail too. A listing not yet
+   * due counts as triggered.
    */
   private startsListing(entry: Entry, steps: Steps, now: number): boolean {
     const { planner } = this.parts;
     const poll = steps.outcomes[0];
-    if (!planner.listsEndpoints(entry, poll, now) || poll?.refused !== undefined) return false;
+    if (!planner.listsEndpoints(entry, poll, now)) return false;
+    if (poll?.refused !== undefined || poll?.failed !== undefined) return false;
     steps.listed = true;
     if (planner.endpointsDue(entry) > now) this.parts.triggered.count(now);
     return true;
@@ -118,15 +130,19 @@ export class JobRunner {
     this.parts.activity.learn(entry, steps.outcomes, after);
     const baseMs = planner.tierIntervalSeconds("active") * 1000;
     refusals.learn(entry, steps.outcomes, after, baseMs, probe);
+    const poll = { polled: steps.polled, outcome: steps.outcomes[0] };
+    entry.errorBackoff = errorBackoffAfter(entry.errorBackoff, poll, after, {
+      baseMs,
+      maxMs: this.parts.errorBackoffMaxMs,
+      random: this.parts.random(),
+    });
+    const retryAtMs = entry.refusal?.retryAtMs ?? entry.errorBackoff?.retryAtMs;
     if (steps.polled) {
       entry.lastPoll = { startMs: now, endMs: after, spread: planner.drawSpread() };
-      entry.nextPollMs = entry.refusal?.retryAtMs ?? planner.nextPollDue(entry, after);
+      entry.nextPollMs = retryAtMs ?? planner.nextPollDue(entry, after);
     }
     if (steps.listed || planner.endpointsDue(entry) <= now) {
-      entry.nextEndpointsMs = Math.max(
-        planner.nextEndpointsDue(after),
-        entry.refusal?.retryAtMs ?? 0,
-      );
+      entry.nextEndpointsMs = Math.max(planner.nextEndpointsDue(after), retryAtMs ?? 0);
     }
   }
 }

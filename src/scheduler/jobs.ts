@@ -2,6 +2,7 @@
  * What the scheduler asks of the daemon: the jobs it runs for a project (poll, endpoint
  * listing, describe), and what each job reports of how it went, as far as the schedule cares.
  */
+import type { FailureKind } from "./error-backoff.js";
 import type { RefusalKind } from "./refusals.js";
 
 /**
@@ -19,6 +20,11 @@ export interface JobOutcome {
   readonly slow?: boolean;
   /** The API refused the project (404, 403) or the account's key (401). */
   readonly refused?: RefusalKind;
+  /**
+   * The poll failed on the API's side after its retries (a server error, a timeout, an answer
+   * that could not be read or broke the contract): the project backs off (`error-backoff.ts`).
+   */
+  readonly failed?: FailureKind;
   /** The API answered the job's requests: the account's key is good. */
   readonly answered?: boolean;
   /**

@@ -25,6 +25,8 @@ export interface SchedulerOptions {
    * its weight halves every quarter of it.
    */
   readonly activeWindowSeconds?: number;
+  /** The longest wait between two polls of a project whose polls fail (default 300 s). */
+  readonly errorBackoffMaxSeconds?: number;
   /** Monotonic time in ms (the process's `Clock.monotonic`). */
   readonly monotonic: () => number;
   readonly random?: () => number;

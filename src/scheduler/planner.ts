@@ -15,9 +15,10 @@ import type { Activity } from "./activity.js";
 import { nextDueMs, type Budget } from "./budget.js";
 import { TICK_MS } from "./dispatcher.js";
 import type { Entry } from "./entry.js";
+import { backoffPerMinute } from "./error-backoff.js";
 import type { JobOutcome } from "./jobs.js";
 import type { SchedulerOptions } from "./options.js";
-import { planSchedule, type SchedulePlan } from "./schedule-plan.js";
+import { planSchedule, type PlannedProject, type SchedulePlan } from "./schedule-plan.js";
 import type { TriggeredRate } from "./triggered-rate.js";
 
 export class Planner {
@@ -52,16 +53,23 @@ export class Planner {
     return this.current.maxIntervalSeconds;
   }
 
-  /** Plans the intervals afresh for the projects (refused ones are not planned). */
+  /**
+   * Plans the intervals afresh for the projects: refused ones are not planned, and those backing
+   * off from failed polls cost what their backoff costs, taken before the plan's share.
+   */
   replan(entries: Iterable<Entry>, now: number): void {
-    const planned = [...entries]
-      .filter((e) => e.refusal === undefined)
-      .map((e) => ({
-        lane: e.lane,
-        requestsPerPoll: e.requestsPerPoll ?? 1,
-        weight: this.activity.weightOf(e, now),
-      }));
-    this.current = planSchedule(this.options, planned, this.triggered.perMinute(now));
+    const planned: PlannedProject[] = [];
+    let backingOff = 0;
+    for (const e of entries) {
+      if (e.refusal !== undefined) continue;
+      if (e.errorBackoff !== undefined) {
+        backingOff += backoffPerMinute(e.errorBackoff);
+        continue;
+      }
+      const weight = this.activity.weightOf(e, now);
+      planned.push({ lane: e.lane, requestsPerPoll: e.requestsPerPoll ?? 1, weight });
+    }
+    this.current = planSchedule(this.options, planned, this.triggered.perMinute(now) + backingOff);
   }
 
   /** When the project's next job is due: its poll or its endpoint listing, whichever first. */
@@ -74,11 +82,13 @@ export class Planner {
    * poll ended, as the plan and its activity stand now (not as they stood at that poll, so
    * that the polls spend what the plan counts on when the budget's share moves), spread by the
    * jitter drawn then, and never beyond `maxInterval` after it started (`boundMs`); sooner when
-   * nudged. Under `uniform`, as planned at its last poll. A refused project keeps its backoff.
+   * nudged. Under `uniform`, as planned at its last poll. A project refused or backing off
+   * from failed polls keeps its backoff.
    */
   pollDue(entry: Entry, now: number): number {
     const last = entry.lastPoll;
-    if (this.options.strategy === "uniform" || entry.refusal !== undefined || last === undefined) {
+    const backsOff = entry.refusal !== undefined || entry.errorBackoff !== undefined;
+    if (this.options.strategy === "uniform" || backsOff || last === undefined) {
       return entry.nextPollMs;
     }
     const planned = last.endMs + this.intervalOf(entry, now) * last.spread * 1000;

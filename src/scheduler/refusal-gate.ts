@@ -1,7 +1,8 @@
 /**
  * What the API refuses, as the scheduler holds it (the backoff itself is `refusals.ts`): the
  * account's key, which while refused lets no job start but one probe at a time once its wait is
- * over, and each project's refusal, kept on its entry. `retry` ends every backoff at once.
+ * over, and each project's refusal, kept on its entry. `retry` ends every backoff at once, also
+ * that of projects whose polls failed (`error-backoff.ts`).
  */
 import type { Entry } from "./entry.js";
 import { keyRefusalAfter, projectRefusalAfter, type Answer, type Refusal } from "./refusals.js";
@@ -52,15 +53,16 @@ export class RefusalGate {
   }
 
   /**
-   * Ends every backoff: the key is probed at once, and each refused project's poll is due now.
-   * Returns those projects, to be queued again.
+   * Ends every backoff: the key is probed at once, and the poll of each project refused or
+   * backing off from failed polls is due now. Returns those projects, to be queued again.
    */
   retry(entries: Iterable<Entry>, now: number): Entry[] {
     if (this.keyRefusal !== undefined) this.keyRefusal = { ...this.keyRefusal, retryAtMs: now };
     const retried: Entry[] = [];
     for (const entry of entries) {
-      if (entry.refusal === undefined) continue;
+      if (entry.refusal === undefined && entry.errorBackoff === undefined) continue;
       entry.refusal = undefined;
+      entry.errorBackoff = undefined;
       entry.nextPollMs = Math.min(entry.nextPollMs, now);
       retried.push(entry);
     }

@@ -1,15 +1,20 @@
 /**
- * The plan of the moment, as pure arithmetic: the request budget of the projects not refused
- * (`budget.ts`), the intervals it allows under the strategy, and `maxInterval`. Under the
- * activity strategy the endpoint listings keep the uniform plan's share and those that
- * operations trigger what they took of late; the polls share the rest by activity
- * (`activity-plan.ts`). Under `uniform` every interval stretches by the budget's one factor.
+ * The plan of the moment, as pure arithmetic: the request budget of the projects planned
+ * (`budget.ts`: not refused, not backing off), the intervals it allows under the strategy, and
+ * `maxInterval`. What is not planned comes first: the listings that operations trigger (what
+ * they took of late) and the polls of projects backing off from failures (what their backoff
+ * costs). Under the activity strategy the endpoint listings keep the uniform plan's share; the
+ * polls share the rest by activity (`activity-plan.ts`). Under `uniform` every interval
+ * stretches by the budget's one factor.
  */
 import { planActivity, type ActivityPlan } from "./activity-plan.js";
-import { planBudget, triggeredShare, type Budget, type BudgetInput, type Lane } from "./budget.js";
+import { planBudget, unplannedShare, type Budget, type BudgetInput, type Lane } from "./budget.js";
 import type { SchedulerOptions } from "./options.js";
 
-/** A project as the plan counts it (refused projects are not planned: they cost next to nothing). */
+/**
+ * A project as the plan counts it (refused projects are not planned: they cost next to nothing;
+ * nor are those backing off: their cost comes before the plan's).
+ */
 export interface PlannedProject {
   readonly lane: Lane;
   /** What its polls have cost on average (1 before its first). */
@@ -27,15 +32,19 @@ export interface SchedulePlan {
   readonly maxIntervalSeconds: number;
 }
 
+/**
+ * The plan for the `projects` planned, after `unplannedPerMinute`: the requests that come
+ * before the plan (the listings operations trigger, the polls of projects backing off).
+ */
 export function planSchedule(
   options: SchedulerOptions,
   projects: readonly PlannedProject[],
-  triggeredPerMinute: number,
+  unplannedPerMinute: number,
 ): SchedulePlan {
-  const budget = planBudget({ ...rates(options), projects, triggeredPerMinute });
+  const budget = planBudget({ ...rates(options), projects, unplannedPerMinute });
   return options.strategy === "uniform"
     ? uniformPlan(options, budget)
-    : activityPlan(options, projects, triggeredPerMinute, budget);
+    : activityPlan(options, projects, unplannedPerMinute, budget);
 }
 
 /** Every interval stretched by the budget's factor: the fast lane's, and one for the others. */
@@ -59,13 +68,13 @@ function uniformPlan(options: SchedulerOptions, budget: Budget): SchedulePlan {
 function activityPlan(
   options: SchedulerOptions,
   projects: readonly PlannedProject[],
-  triggeredPerMinute: number,
+  unplannedPerMinute: number,
   budget: Budget,
 ): SchedulePlan {
   const listings =
     (options.endpointsIntervalSeconds > 0
       ? (projects.length * 60) / (options.endpointsIntervalSeconds * budget.stretch)
-      : 0) + triggeredShare(triggeredPerMinute, budget.capacityPerMinute);
+      : 0) + unplannedShare(unplannedPerMinute, budget.capacityPerMinute);
   const maxIntervalSeconds =
     options.maxIntervalSeconds ?? 2 * alikeIntervalSeconds(options, projects);
   const intervals = planActivity({
@@ -99,7 +108,7 @@ function alikeIntervalSeconds(
 }
 
 /** The budget's settings: the configured intervals and the rate limit. */
-function rates(options: SchedulerOptions): Omit<BudgetInput, "projects" | "triggeredPerMinute"> {
+function rates(options: SchedulerOptions): Omit<BudgetInput, "projects" | "unplannedPerMinute"> {
   return {
     baseIntervalSeconds: options.baseIntervalSeconds,
     fastIntervalSeconds: options.fastIntervalSeconds,

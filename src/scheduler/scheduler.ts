@@ -14,17 +14,21 @@
  * When the request budget cannot sustain every project at its interval, intervals stretch: by
  * each project's recent activity (the default), or by one factor for all (`uniform`). What the
  * API refuses backs off: a project whose log answers 404 or 403, and an account whose key
- * answers 401; `retryRefused` tries everything refused again at once.
+ * answers 401; so does a project whose polls fail on the API's side (server errors, timeouts,
+ * malformed answers), costing the budget only what its backoff costs; `retryRefused` tries
+ * every project backing off, and a refused key, again at once.
  *
  * The scheduler only puts together parts with one job each, which share one entry per project
  * (`entry.ts`): planning (`planner.ts`), dispatch (`dispatcher.ts`), one project's job and what
- * it learns (`job.ts`), and the refusals (`refusal-gate.ts`); `index.ts` says what each holds.
+ * it learns (`job.ts`), and the refusals (`refusal-gate.ts`) and backoffs from failures
+ * (`error-backoff.ts`); `index.ts` says what each holds.
  */
 import { Activity } from "./activity.js";
 import type { Tier } from "./activity-plan.js";
 import { firstDueMs, type Budget } from "./budget.js";
 import { Dispatcher } from "./dispatcher.js";
 import { newEntry, type Entry } from "./entry.js";
+import { ERROR_BACKOFF_MAX_MS, projectBackoffs, type ProjectBackoff } from "./error-backoff.js";
 import { JobRunner } from "./job.js";
 import type { SchedulerJobs } from "./jobs.js";
 import type { SchedulerOptions } from "./options.js";
@@ -62,6 +66,11 @@ export class Scheduler {
       triggered,
       refusals,
       monotonic: this.now,
+      random: this.random,
+      errorBackoffMaxMs:
+        options.errorBackoffMaxSeconds === undefined
+          ? ERROR_BACKOFF_MAX_MS
+          : options.errorBackoffMaxSeconds * 1000,
     });
     this.dispatcher = new Dispatcher({
       maxConcurrent: options.maxConcurrent,
@@ -120,8 +129,16 @@ export class Scheduler {
   }
 
   /**
-   * Tries everything refused again at once (after a configuration reload, or a discovery that
-   * succeeded): the backoff of refused projects and of a refused key ends.
+   * The projects polled with backoff now (refused, or failing on the API's side), with why,
+   * since how many tries, and when the next is.
+   */
+  projectBackoffs(): Map<string, ProjectBackoff> {
+    return projectBackoffs(this.entries.values());
+  }
+
+  /**
+   * Tries everything backing off again at once (after a configuration reload, or a discovery
+   * that succeeded): the backoff of refused projects, of failing ones and of a refused key ends.
    */
   retryRefused(): void {
     const retried = this.refusals.retry(this.entries.values(), this.now());

@@ -16,7 +16,14 @@ import { startTestSimulator, type TestSimulator } from "../support/simulator.js"
 import { steppedClock } from "../support/stepped-clock.js";
 import { sleep } from "../support/wait.js";
 import { committedArrivals, truthArrivals } from "../sync/support.js";
-import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
+import {
+  everyProjectUp,
+  receivedAlerts,
+  startTestExporter,
+  tempDir,
+  waitFor,
+  type TestExporter,
+} from "./support.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -94,20 +101,8 @@ async function exporter(
     clock,
   );
   cleanups.push(() => e.stop());
-  await waitFor("every project's first poll", async () => {
-    for (const id of ids) if ((await e.value("pgcp_project_up", { project: id })) !== 1) return;
-    return true;
-  });
+  await everyProjectUp(e, ids);
   return e;
-}
-
-/** The alerts the receiver got, as `kind operation` (each delivery of each alert). */
-function alerts(hook: Receiver): string[] {
-  return hook.requests.flatMap((r) =>
-    ((r.json as { alerts?: { kind: string; operation_id: string }[] }).alerts ?? []).map(
-      (a) => `${a.kind} ${a.operation_id}`,
-    ),
-  );
 }
 
 /** Requests the simulator answered over `ms` of real time. */
@@ -143,7 +138,8 @@ describe("a step of the exporter's wall clock", () => {
     await waitFor(
       "the failures raised after the step back",
       () =>
-        failedEarly.every((op) => alerts(hook).includes(`operation_failed ${op.id}`)) || undefined,
+        failedEarly.every((op) => receivedAlerts(hook).includes(`operation_failed ${op.id}`)) ||
+        undefined,
     );
 
     stepped.step(2 * HOUR_MS);
@@ -157,12 +153,13 @@ describe("a step of the exporter's wall clock", () => {
     await waitFor(
       "the failures raised after the step forward",
       () =>
-        failedLate.every((op) => alerts(hook).includes(`operation_failed ${op.id}`)) || undefined,
+        failedLate.every((op) => receivedAlerts(hook).includes(`operation_failed ${op.id}`)) ||
+        undefined,
     );
     await sim.sim.advance(25);
     await waitFor(
       "the stuck alert",
-      () => alerts(hook).includes(`operation_stuck ${stuck.id}`) || undefined,
+      () => receivedAlerts(hook).includes(`operation_stuck ${stuck.id}`) || undefined,
     );
 
     // The rate: within one tick's polls of what it was before either step.
@@ -195,7 +192,7 @@ describe("a step of the exporter's wall clock", () => {
         ids.every((id) => (e.exporter.daemon.project(id)?.state?.outbox.length ?? 1) === 0) ||
         undefined,
     );
-    const got = alerts(hook);
+    const got = receivedAlerts(hook);
     expect([...got].sort()).toEqual(
       [
         ...[...failedEarly, ...failedLate].map((op) => `operation_failed ${op.id}`),
@@ -241,10 +238,10 @@ describe("the API's clock hours away from ours", () => {
       await sim.sim.advance(15);
       await waitFor(
         "the stuck alert",
-        () => alerts(hook).includes(`operation_stuck ${slow.id}`) || undefined,
+        () => receivedAlerts(hook).includes(`operation_stuck ${slow.id}`) || undefined,
       );
       // The one that ended in 5 s raised none.
-      expect(alerts(hook)).toEqual([`operation_stuck ${slow.id}`]);
+      expect(receivedAlerts(hook)).toEqual([`operation_stuck ${slow.id}`]);
       // The status page shows its age on the API's clock too: about 25 s, not hours.
       const page = (await e.get("/")).text;
       const shown = new RegExp(`running</span> for (\\d+) s <code>${slow.id}`).exec(page);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { DOCUMENTED_OPERATION_ACTIONS } from "../../src/contract/index.js";
+import { PROJECT_FAILING } from "../../src/daemon/step-effects.js";
 import { startRewritingProxy } from "../support/rewriting-proxy.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { startTestExporter, tempDir, waitFor, type TestExporter } from "./support.js";
@@ -71,10 +72,12 @@ describe("answers that drip or are too large", () => {
     const dripping = await Promise.all(Array.from({ length: 8 }, () => project()));
     const healthy = await Promise.all(Array.from({ length: 2 }, () => project()));
     const ids = [...dripping, ...healthy].map((p) => p.id);
-    // 8 request slots (the default), a 1 s deadline for a whole exchange.
+    // 8 request slots (the default), a 1 s deadline for a whole exchange; the dripping projects
+    // back off, to a few seconds at most here.
     const e = await exporter(ctx, {
       projects: ids,
       api: { timeout: 1, concurrency: 8 },
+      poll: { errorBackoffMax: 3 },
     });
     await allCommitted(e, ids);
     // A byte every 50 ms: never silent for a second, never done.
@@ -113,8 +116,9 @@ describe("answers that drip or are too large", () => {
     expect(page.text).toMatch(/did not complete within its deadline of 1000 ms/);
     const failed = e.logs
       .lines()
-      .filter((l) => l.msg === "poll failed; nothing committed" && l.project === dripping[0]?.id);
-    expect(failed.length).toBeGreaterThan(0);
+      .filter((l) => l.msg === PROJECT_FAILING && l.project === dripping[0]?.id);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: "warn", reason: "timeout" });
     expect(JSON.stringify(failed[0])).toContain("DEADLINE_EXCEEDED");
     // Once the answers are whole again, so are the projects.
     await sim.sim.clearFaults();
@@ -132,6 +136,7 @@ describe("answers that drip or are too large", () => {
     const p = await project();
     const e = await exporter(ctx, {
       projects: [p.id],
+      poll: { errorBackoffMax: 3 },
     });
     await allCommitted(e, [p.id]);
     await finish(p, 3);
@@ -144,7 +149,8 @@ describe("answers that drip or are too large", () => {
         .lines()
         .some(
           (l) =>
-            l.msg === "poll failed; nothing committed" &&
+            l.msg === PROJECT_FAILING &&
+            l.reason === "invalid_response" &&
             JSON.stringify(l).includes("response_too_large"),
         ),
     );

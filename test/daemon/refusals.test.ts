@@ -13,7 +13,14 @@ import { resolveAccounts } from "../../src/config/index.js";
 import { startTestSimulator, type TestSimulator } from "../support/simulator.js";
 import { sleep } from "../support/wait.js";
 import { committedArrivals, truthArrivals } from "../sync/support.js";
-import { startTestExporter, tempDir, waitFor, type LogLine, type TestExporter } from "./support.js";
+import {
+  everyProjectUp,
+  startTestExporter,
+  tempDir,
+  waitFor,
+  type LogLine,
+  type TestExporter,
+} from "./support.js";
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -38,10 +45,7 @@ async function exporter(sim: TestSimulator, ids: readonly string[]): Promise<Tes
     state: { dir: await tempDir() },
   });
   cleanups.push(() => e.stop());
-  await waitFor("every project's first poll", async () => {
-    for (const id of ids) if ((await e.value("pgcp_project_up", { project: id })) !== 1) return;
-    return true;
-  });
+  await everyProjectUp(e, ids);
   return e;
 }
 
@@ -155,10 +159,7 @@ describe("a key the API refuses (401)", () => {
       async () => (await e.value("pgcp_account_up", { account: "default" })) === 1 || undefined,
       3000,
     );
-    await waitFor("every project up again", async () => {
-      for (const id of ids) if ((await e.value("pgcp_project_up", { project: id })) !== 1) return;
-      return true;
-    });
+    await everyProjectUp(e, ids, "every project up again");
     expect(lines(e, (l) => l.level === "info").map((l) => l.msg)).toContain(
       "the API accepts the account's key again",
     );

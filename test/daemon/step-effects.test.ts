@@ -1,15 +1,22 @@
 /**
  * What one poll leads to, decided without running anything: the reports the metrics and the
  * status page hear, the lines an operator reads, whether alerts go out now, and what the
- * scheduler learns (requests spent, fast lane, a slow project).
+ * scheduler learns (requests spent, fast lane, a slow project, a refusal, a failure that backs
+ * the project off).
  */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/api/index.js";
-import { stepEffects, type StepContext } from "../../src/daemon/step-effects.js";
+import { ApiError, type ApiErrorKind } from "../../src/api/index.js";
+import {
+  PROJECT_FAILING,
+  PROJECT_RECOVERED,
+  failureOf,
+  stepEffects,
+  type StepContext,
+} from "../../src/daemon/step-effects.js";
 import { LeaseLostError } from "../../src/store/fencing.js";
 import { StateFileError } from "../../src/store/index.js";
 import type { OutboxEntry } from "../../src/store/index.js";
-import type { PollResult } from "../../src/sync/index.js";
+import { WalkError, type PollResult } from "../../src/sync/index.js";
 import { alert, pollResult, projectState } from "../metrics/support/fixtures.js";
 
 const CONTEXT: StepContext = {
@@ -17,6 +24,7 @@ const CONTEXT: StepContext = {
   account: "default",
   projectRefused: false,
   keyRefused: false,
+  projectFailing: false,
   durationSeconds: 0.25,
   aborted: false,
   open: true,
@@ -30,10 +38,10 @@ function committed(fields: Partial<PollResult> = {}, dropped: readonly OutboxEnt
 
 const entry: OutboxEntry = { alert: alert("p-1", "a-1"), createdAtMs: 0, pending: ["slack"] };
 
-function apiError(kind: "timeout" | "http", status = 503): ApiError {
+function apiError(kind: ApiErrorKind, status = 503): ApiError {
   return new ApiError(`the request ${kind === "timeout" ? "timed out" : `failed with ${status}`}`, {
     kind,
-    status: kind === "timeout" ? undefined : status,
+    status: kind === "http" ? status : undefined,
     code: kind,
     requestId: "r-1",
     route: "listOperations",
@@ -97,13 +105,45 @@ describe("a committed poll", () => {
 });
 
 describe("a poll that failed", () => {
-  it("counts one request and keeps the lane; a timeout marks the project slow", () => {
+  it("counts one request, keeps the lane and warns each time when the API's side is not at fault", () => {
+    for (const error of [apiError("network"), apiError("http", 429), new Error("odd")]) {
+      const failed = stepEffects({ kind: "poll_failed", error }, CONTEXT);
+      expect(failed.job).toEqual({ requests: 1, open: true, slow: false });
+      expect(failed.reports.map((r) => r.event)).toEqual(["pollFailed"]);
+      expect(failed.logs.map((l) => l.message)).toEqual(["poll failed; nothing committed"]);
+    }
+  });
+
+  it("backs the project off on a server error, a timeout or a malformed answer, marking a timeout slow", () => {
     const slow = stepEffects({ kind: "poll_failed", error: apiError("timeout") }, CONTEXT);
-    expect(slow.job).toEqual({ requests: 1, open: true, slow: true });
+    expect(slow.job).toEqual({ requests: 3, open: true, slow: true, failed: "timeout" });
     expect(slow.reports.map((r) => r.event)).toEqual(["pollFailed"]);
-    expect(slow.logs.map((l) => l.message)).toEqual(["poll failed; nothing committed"]);
-    const failed = stepEffects({ kind: "poll_failed", error: apiError("http") }, CONTEXT);
-    expect(failed.job.slow).toBe(false);
+    const failed = stepEffects({ kind: "poll_failed", error: apiError("http", 500) }, CONTEXT);
+    expect(failed.job).toEqual({ requests: 3, open: true, slow: false, failed: "server_error" });
+  });
+
+  it("says once that the project's polls fail, and once that they succeed again", () => {
+    const error = apiError("http", 502);
+    const first = stepEffects({ kind: "poll_failed", error }, CONTEXT);
+    expect(first.logs).toEqual([
+      {
+        level: "warn",
+        fields: expect.objectContaining({
+          account: "default",
+          project: "p-1",
+          reason: "server_error",
+          status: 502,
+        }) as unknown,
+        message: PROJECT_FAILING,
+      },
+    ]);
+    const failing = { ...CONTEXT, projectFailing: true };
+    const again = stepEffects({ kind: "poll_failed", error }, failing);
+    expect(again.logs.map((l) => l.level)).toEqual(["debug"]);
+    const recovered = stepEffects(committed(), failing);
+    expect(recovered.logs.filter((l) => l.level !== "debug")).toEqual([
+      { level: "info", fields: { account: "default", project: "p-1" }, message: PROJECT_RECOVERED },
+    ]);
   });
 
   it("reports nothing when the poll was abandoned (shutdown)", () => {
@@ -218,5 +258,24 @@ describe("a poll the API refuses", () => {
 
   it("treats other failures as before: a 503 is no refusal", () => {
     expect(stepEffects(failed(503), CONTEXT).job.refused).toBeUndefined();
+  });
+});
+
+describe("which failures back a project off", () => {
+  it("counts 5xx, timeouts and malformed answers; not refusals, 429, other 4xx or the network", () => {
+    const kinds = (errors: unknown[]) => errors.map(failureOf);
+    expect(
+      kinds([
+        apiError("http", 500),
+        apiError("http", 503),
+        apiError("timeout"),
+        apiError("invalid_response"),
+        new WalkError("cursor_revisited", "a cursor came back"),
+      ]),
+    ).toEqual(["server_error", "server_error", "timeout", "invalid_response", "invalid_response"]);
+    const statuses = [401, 403, 404, 409, 429].map((s) => apiError("http", s));
+    expect(kinds([...statuses, apiError("network"), new Error("odd")])).toEqual(
+      Array.from({ length: 7 }, () => undefined),
+    );
   });
 });

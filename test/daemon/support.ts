@@ -9,6 +9,7 @@ import type { Clock } from "../../src/clock.js";
 import { resolveConfig, type Config, type RawConfig } from "../../src/config/index.js";
 import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
 import { captureLogger } from "../support/capture-logger.js";
+import type { Receiver } from "../support/receiver.js";
 import { findSample, parseExposition, type Sample } from "../support/exposition.js";
 import { tempDir as newTempDir } from "../support/temp-dir.js";
 import { waitForWith } from "../support/wait.js";
@@ -92,4 +93,25 @@ export async function startTestExporter(
       await exporter.stop();
     },
   };
+}
+
+/** Waits until `pgcp_project_up` is 1 for every one of `ids` (by default: their first polls). */
+export async function everyProjectUp(
+  e: TestExporter,
+  ids: readonly string[],
+  what = "every project's first poll",
+): Promise<void> {
+  await waitFor(what, async () => {
+    for (const id of ids) if ((await e.value("pgcp_project_up", { project: id })) !== 1) return;
+    return true;
+  });
+}
+
+/** The alerts a webhook receiver got, as `kind operation` (each delivery of each alert). */
+export function receivedAlerts(hook: Pick<Receiver, "requests">): string[] {
+  return hook.requests.flatMap((r) =>
+    ((r.json as { alerts?: { kind: string; operation_id: string }[] }).alerts ?? []).map(
+      (a) => `${a.kind} ${a.operation_id}`,
+    ),
+  );
 }

@@ -18,7 +18,7 @@ describe("project health metrics", () => {
     metrics.blocked("p-blocked", new StateFileError("/s/p-blocked.json", "corrupt", "bad JSON"));
     expect(family(await render(metrics), "pgcp_project_up")).toEqual(
       lines(`
-        # HELP pgcp_project_up 1 when the project's latest poll succeeded and was committed, 0 otherwise (also before its first poll).
+        # HELP pgcp_project_up 1 when the project's latest poll succeeded and was committed, 0 otherwise (also before its first poll; while it is polled with backoff, pgcp_project_backoff_next_try_timestamp_seconds says why).
         # TYPE pgcp_project_up gauge
         pgcp_project_up{project="p-new"} 0
         pgcp_project_up{project="p-ok"} 1
@@ -141,6 +141,10 @@ describe("exporter metrics", () => {
       client: { limiterStats: () => ({ tokensRemaining: tokens }) },
       projects: () => projects,
       keyRefusal: () => (name === "b" ? { sinceMs: 0, message: "401" } : undefined),
+      projectBackoffs: () =>
+        new Map(
+          name === "a" ? [["p2", { reason: "server_error", nextTryMs: 1_700_000_042_500 }]] : [],
+        ),
     });
     const metrics = metricsFor({ accounts: () => accounts });
     let text = await render(metrics);
@@ -178,6 +182,12 @@ describe("exporter metrics", () => {
       lines(`
         pgcp_account_up{account="a"} 1
         pgcp_account_up{account="b"} 0
+      `),
+    );
+    // a's p2 fails on the API's side: when it is tried next, and why.
+    expect(samples(text, "pgcp_project_backoff_next_try_timestamp_seconds")).toEqual(
+      lines(`
+        pgcp_project_backoff_next_try_timestamp_seconds{project="p2",reason="server_error"} 1700000042.5
       `),
     );
 

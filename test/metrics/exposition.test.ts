@@ -199,6 +199,7 @@ describe("the exporter's exposition", () => {
             name: "default",
             scheduler: { budget: { stretch: 1 }, tierIntervalSeconds: () => 30 },
             keyRefusal: () => undefined,
+            projectBackoffs: () => new Map(),
             client: { limiterStats: () => ({ tokensRemaining: 5 }) },
             projects: () => [],
           },

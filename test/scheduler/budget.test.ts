@@ -30,9 +30,9 @@ describe("request budget", () => {
   });
 
   it("leaves room for the listings operations trigger, up to half the budget", () => {
-    const budget = planBudget({ ...base, projects: projects(1000), triggeredPerMinute: 130 });
+    const budget = planBudget({ ...base, projects: projects(1000), unplannedPerMinute: 130 });
     expect(budget.stretch).toBeCloseTo(3000 / 500);
-    const flooded = planBudget({ ...base, projects: projects(1000), triggeredPerMinute: 5000 });
+    const flooded = planBudget({ ...base, projects: projects(1000), unplannedPerMinute: 5000 });
     expect(flooded.stretch).toBeCloseTo(3000 / 315);
   });
 

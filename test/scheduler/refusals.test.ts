@@ -9,8 +9,8 @@ import {
   Scheduler,
   refusalDelayMs,
   refusedAgain,
-  type JobOutcome,
 } from "../../src/scheduler/index.js";
+import { run, scriptedJobs } from "./support.js";
 
 describe("refusal delays", () => {
   it("start at one interval, double with each refusal in a row, and never pass the cap", () => {
@@ -42,21 +42,6 @@ describe("refusal delays", () => {
   });
 });
 
-/** Jobs answered from a table the test changes; each poll is recorded with the clock's time. */
-function scriptedJobs(clock: { now: number }) {
-  const answers = new Map<string, JobOutcome>();
-  const polls: [string, number][] = [];
-  const jobs = {
-    poll: (projectId: string) => {
-      polls.push([projectId, clock.now]);
-      const outcome = answers.get(projectId) ?? { answered: true };
-      return Promise.resolve({ requests: 1, open: false, ...outcome });
-    },
-    listEndpoints: () => Promise.resolve(undefined),
-  };
-  return { jobs, answers, polls };
-}
-
 const SETTINGS = {
   baseIntervalSeconds: 10,
   fastIntervalSeconds: 10,
@@ -72,15 +57,6 @@ afterEach(async () => {
   await scheduler?.stop();
   scheduler = undefined;
 });
-
-/** Moves the test's clock in ticks of one second, letting each tick's jobs finish. */
-async function run(s: Scheduler, clock: { now: number }, seconds: number): Promise<void> {
-  for (let i = 0; i < seconds; i++) {
-    clock.now += 1000;
-    s.tick();
-    await s.drain();
-  }
-}
 
 describe("the scheduler, when the API refuses", () => {
   it("backs a refused project off to the cap while the others keep their interval", async () => {

@@ -194,6 +194,7 @@ describe("stats", () => {
         unknown: { "404": 1 },
       },
       longestUnreadSeconds: 0,
+      unreadSecondsByProject: {},
       projectsRead: 0,
     });
     await t.sim.resetStats();
@@ -201,6 +202,7 @@ describe("stats", () => {
       total: 0,
       routes: {},
       longestUnreadSeconds: 0,
+      unreadSecondsByProject: {},
       projectsRead: 0,
     });
   });
@@ -218,6 +220,7 @@ describe("stats", () => {
     // From the reset to the first read; the 300 ms before the reset do not count.
     expect(stats.longestUnreadSeconds).toBeGreaterThanOrEqual(0.2);
     expect(stats.longestUnreadSeconds).toBeLessThan(0.45);
+    expect(stats.unreadSecondsByProject).toEqual({ [projectId]: stats.longestUnreadSeconds });
     await new Promise((resolve) => setTimeout(resolve, 500));
     // The time since the last read counts too.
     expect((await t.sim.stats()).longestUnreadSeconds).toBeGreaterThanOrEqual(0.5);

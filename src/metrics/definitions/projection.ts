@@ -22,6 +22,11 @@ export interface AccountProbe {
   projects(): readonly string[];
   /** Defined while the API refuses the account's key. */
   keyRefusal(): unknown;
+  /**
+   * The projects polled with backoff instead of at their interval, by id: why (`refused`, or
+   * how their polls fail), and when the next try is (epoch ms).
+   */
+  projectBackoffs(): ReadonlyMap<string, { readonly reason: string; readonly nextTryMs: number }>;
 }
 
 /** What the lease manager tells about this replica's leases; `LeaseManager` satisfies it. */

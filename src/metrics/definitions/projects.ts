@@ -1,7 +1,8 @@
 /**
  * Project families: whether each watched project is polled properly, projected from the outcome
- * of its latest poll and from its committed state; and the info families to join on for names
- * beside ids (`pgcp_project_info`, `pgcp_branch_info`), from what was read of the project.
+ * of its latest poll and from its committed state, and, read from the schedulers, why one is
+ * polled with backoff and when next; and the info families to join on for names beside ids
+ * (`pgcp_project_info`, `pgcp_branch_info`), from what was read of the project.
  */
 import type { Family } from "./family.js";
 
@@ -10,7 +11,7 @@ export const PROJECT_FAMILIES = [
     name: "pgcp_project_up",
     type: "gauge",
     labels: ["project"],
-    help: "1 when the project's latest poll succeeded and was committed, 0 otherwise (also before its first poll).",
+    help: "1 when the project's latest poll succeeded and was committed, 0 otherwise (also before its first poll; while it is polled with backoff, pgcp_project_backoff_next_try_timestamp_seconds says why).",
     unit: "",
     group: "projects",
     source: "outcome",
@@ -18,6 +19,22 @@ export const PROJECT_FAMILIES = [
       *series({ projectId, up }) {
         yield { labels: { project: projectId }, value: up ? 1 : 0 };
       },
+    },
+  },
+  {
+    name: "pgcp_project_backoff_next_try_timestamp_seconds",
+    type: "gauge",
+    labels: ["project", "reason"],
+    help: "While the project is polled with backoff instead of at its interval: when its next poll is due (Unix seconds), by reason: refused (its log answers 404 or 403), server_error (5xx), timeout, invalid_response (an answer that could not be read or broke the contract); absent while it is polled at its interval.",
+    unit: "seconds",
+    group: "projects",
+    source: "runtime",
+    *value({ runtime }) {
+      for (const account of runtime.accounts?.() ?? []) {
+        for (const [project, { reason, nextTryMs }] of account.projectBackoffs()) {
+          yield { labels: { project, reason }, value: nextTryMs / 1000 };
+        }
+      }
     },
   },
   {

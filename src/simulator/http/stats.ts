@@ -11,6 +11,8 @@ export interface StatsView {
    * time since its last read included; over the projects read at least once, ever.
    */
   readonly longestUnreadSeconds: number;
+  /** The same, per project: the longest each went without its operations log being read. */
+  readonly unreadSecondsByProject: Record<string, number>;
   /** The projects whose operations were read since the counts were last reset. */
   readonly projectsRead: number;
 }
@@ -56,12 +58,21 @@ export class RequestStats {
     const now = this.nowMs();
     let longestMs = 0;
     let projectsRead = 0;
-    for (const read of this.reads.values()) {
+    const unreadSecondsByProject: Record<string, number> = {};
+    for (const [projectId, read] of this.reads) {
       const last = Math.max(read.lastMs, this.sinceMs);
-      longestMs = Math.max(longestMs, read.longestMs, now - last);
+      const unreadMs = Math.max(read.longestMs, now - last);
+      unreadSecondsByProject[projectId] = unreadMs / 1000;
+      longestMs = Math.max(longestMs, unreadMs);
       if (read.lastMs >= this.sinceMs) projectsRead += 1;
     }
-    return { total: this.total, routes, longestUnreadSeconds: longestMs / 1000, projectsRead };
+    return {
+      total: this.total,
+      routes,
+      longestUnreadSeconds: longestMs / 1000,
+      unreadSecondsByProject,
+      projectsRead,
+    };
   }
 
   reset(): void {

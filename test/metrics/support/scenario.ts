@@ -26,6 +26,8 @@ export const PROBES: Partial<ExporterMetricsOptions> = {
           tier === "fast" ? 6.25 : tier === "active" ? 37.5 : 75,
       },
       keyRefusal: () => undefined,
+      projectBackoffs: () =>
+        new Map([["p-beta", { reason: "server_error", nextTryMs: T0_MS + 60_000 }]]),
       client: { limiterStats: () => ({ tokensRemaining: 37 }) },
       projects: () => ["p-alpha", "p-beta"],
     },
