@@ -17,15 +17,11 @@ import {
   type ResolvedSink,
 } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
-import { renderStatusPage } from "./render.js";
+import type { StatusFilter } from "./projects/filter.js";
+import type { StatusSource } from "./shared/source.js";
+import { renderStatusPage } from "./status-html.js";
+import { statusView, type StatusView, type StatusViewOptions } from "./status-view.js";
 import { StatusTracker } from "./tracker.js";
-import {
-  statusView,
-  type StatusFilter,
-  type StatusSource,
-  type StatusView,
-  type StatusViewOptions,
-} from "./view.js";
 import { systemClock } from "../clock.js";
 
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
