@@ -136,53 +136,6 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     } else if (outcome?.answered === true) keyRefusal = undefined;
   };
 
-  const poll = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
-    try {
-      return await pollOnce(projectId, signal);
-    } finally {
-      // Alerts raised now, or left pending by a run before (a state just loaded, a lease valid
-      // again): the sinks' lanes look at this project alone, once its names are read.
-      if (roster.hasDeliveryWork(projectId)) inputs.wake(projectId);
-    }
-  };
-
-  const pollOnce = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
-    const started = clock.monotonic();
-    const outcome = await roster.step(projectId, clock.wall(), inputs.pollOptions(), signal);
-    if (outcome === undefined) return { requests: 0, open: false };
-    const durationSeconds = (clock.monotonic() - started) / 1000;
-    const baseUrlNow = await baseUrlAfter(projectId, outcome, signal);
-    const effects = stepEffects(outcome, {
-      projectId,
-      account: plan.name,
-      // Read when the poll ends: of polls that were refused together, the first says so.
-      projectRefused: refusedProjects.has(projectId),
-      keyRefused: keyRefusal !== undefined,
-      projectFailing: failingProjects.has(projectId),
-      ...baseUrlNow,
-      durationSeconds,
-      aborted: signal.aborted,
-      open: roster.sync(projectId)?.hasOpenOperations() ?? false,
-      outboxLimit: inputs.outboxLimit,
-    });
-    noteKey(effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
-    // A wrong base URL refuses the account, not the project: no line when the project answers.
-    const wrongUrl = baseUrl.wrong() !== undefined;
-    if (effects.job.refused === "project" && !wrongUrl) refusedProjects.add(projectId);
-    else if (effects.job.answered === true) refusedProjects.delete(projectId);
-    if (effects.job.failed !== undefined) failingProjects.add(projectId);
-    else if (effects.job.answered === true || effects.job.refused !== undefined) {
-      failingProjects.delete(projectId);
-    }
-    // The project's first alerts want its branches' names: read them before the alerts go.
-    if (effects.deliver && inputs.directory.branchesUnread(projectId)) {
-      const described = await describe(projectId, signal, "alert");
-      const requests = effects.job.requests + (described?.requests ?? 0);
-      return inputs.apply(projectId, { ...effects, job: { ...effects.job, requests } });
-    }
-    return inputs.apply(projectId, effects);
-  };
-
   /** The API answered a read besides the polls: a refused key or a wrong base URL ends. */
   const answered = (fields: Readonly<Record<string, unknown>>) => {
     // Answered before any poll was: this read ends the refusal, and says so.
@@ -259,6 +212,53 @@ export function createAccountRunner(inputs: RunnerInputs): AccountRunner {
     if (outcome === undefined) return undefined;
     // A failed read made at least the request that failed.
     return { ...outcome, requests: outcome.answered === true ? requests : Math.max(requests, 1) };
+  };
+
+  const pollOnce = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
+    const started = clock.monotonic();
+    const outcome = await roster.step(projectId, clock.wall(), inputs.pollOptions(), signal);
+    if (outcome === undefined) return { requests: 0, open: false };
+    const durationSeconds = (clock.monotonic() - started) / 1000;
+    const baseUrlNow = await baseUrlAfter(projectId, outcome, signal);
+    const effects = stepEffects(outcome, {
+      projectId,
+      account: plan.name,
+      // Read when the poll ends: of polls that were refused together, the first says so.
+      projectRefused: refusedProjects.has(projectId),
+      keyRefused: keyRefusal !== undefined,
+      projectFailing: failingProjects.has(projectId),
+      ...baseUrlNow,
+      durationSeconds,
+      aborted: signal.aborted,
+      open: roster.sync(projectId)?.hasOpenOperations() ?? false,
+      outboxLimit: inputs.outboxLimit,
+    });
+    noteKey(effects.job, outcome.kind === "poll_failed" ? outcome.error : undefined);
+    // A wrong base URL refuses the account, not the project: no line when the project answers.
+    const wrongUrl = baseUrl.wrong() !== undefined;
+    if (effects.job.refused === "project" && !wrongUrl) refusedProjects.add(projectId);
+    else if (effects.job.answered === true) refusedProjects.delete(projectId);
+    if (effects.job.failed !== undefined) failingProjects.add(projectId);
+    else if (effects.job.answered === true || effects.job.refused !== undefined) {
+      failingProjects.delete(projectId);
+    }
+    // The project's first alerts want its branches' names: read them before the alerts go.
+    if (effects.deliver && inputs.directory.branchesUnread(projectId)) {
+      const described = await describe(projectId, signal, "alert");
+      const requests = effects.job.requests + (described?.requests ?? 0);
+      return inputs.apply(projectId, { ...effects, job: { ...effects.job, requests } });
+    }
+    return inputs.apply(projectId, effects);
+  };
+
+  const poll = async (projectId: string, signal: AbortSignal): Promise<PollOutcome> => {
+    try {
+      return await pollOnce(projectId, signal);
+    } finally {
+      // Alerts raised now, or left pending by a run before (a state just loaded, a lease valid
+      // again): the sinks' lanes look at this project alone, once its names are read.
+      if (roster.hasDeliveryWork(projectId)) inputs.wake(projectId);
+    }
   };
 
   // Each account plans its own projects within its own rate limit (the API's is per account).

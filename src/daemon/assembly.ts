@@ -239,7 +239,11 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
         watched.setGrace(next.discoveryGrace);
       },
     },
-    // Discovery runs first: the lease manager's first heartbeat claims a share of what it found.
+    // A reload routes what is raised, and sets the polls' options, before discovery brings in
+    // the projects it adds.
+    pipeline.routing,
+    polls,
+    // Discovery runs before the leases: their first heartbeat claims a share of what it found.
     {
       name: "discovery",
       start: () => discovery.follow(discoverySettings(config)),
@@ -261,7 +265,6 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       stop: () => leases?.stop(),
     },
     ...pipeline.components,
-    polls,
     {
       name: "schedulers",
       start: () => {
@@ -289,8 +292,8 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
 
 /**
  * The alert pipeline: the incident ledger, the notifier's lanes, the one intake, and the
- * incident desk, with their lifecycles (the intake and the notifier take a reload's sinks and
- * routing before the desk and the polls raise anything under them).
+ * incident desk; the routing of what is raised (a reload's part), and the delivery's components
+ * with their timers (the notifier's lanes, the desk's pass).
  */
 function alertPipeline(
   config: Config,
@@ -343,13 +346,6 @@ function alertPipeline(
       applyConfig: ({ config: next, sinks }) => delivery.setSinks(sinks, next.alerts),
     },
     {
-      name: "alert intake",
-      applyConfig: ({ config: next, sinks }) => {
-        intake.applyConfig(next, sinks);
-        ledger.setSettings(incidentSettings(next));
-      },
-    },
-    {
       // Also while grouping is off (a reload may turn it on): open incidents still resolve.
       name: "incident desk",
       start: () => {
@@ -358,7 +354,15 @@ function alertPipeline(
       stop: () => desk.stop(),
     },
   ];
-  return { delivery, intake, components };
+  /** A reload's sinks, silences, rules and incident settings, for what is raised from now on. */
+  const routing: Component = {
+    name: "alert routing",
+    applyConfig: ({ config: next, sinks }) => {
+      intake.applyConfig(next, sinks);
+      ledger.setSettings(incidentSettings(next));
+    },
+  };
+  return { delivery, intake, routing, components };
 }
 
 /** What discovery follows of a configuration: the accounts' projects, the interval. */

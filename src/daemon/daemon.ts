@@ -24,7 +24,6 @@ import type { DaemonAccount } from "./account-runner.js";
 import { assembleDaemon, type DaemonDependencies } from "./assembly.js";
 import { forEachBounded } from "./bounded.js";
 import { Lifecycle, type Component } from "./component.js";
-import type { DaemonRegistry } from "./daemon-registry.js";
 import type { StoreBackend } from "./store-backend.js";
 
 export interface Daemon {
@@ -70,15 +69,10 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export function createDaemon(
-  config: Config,
-  deps: DaemonDependencies,
-  registry?: DaemonRegistry,
-): Daemon {
+export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
   const { backend, logger: log } = deps;
   const assembly = assembleDaemon(config, deps);
   const { leases, roster, delivery, accounts, computes } = assembly;
-  registry?.fill(accounts, leases);
   const store: StateStore = backend.store;
   /** The accounts as the last reload left them (a reload keeps the same accounts). */
   let plans = accountPlans(config);

@@ -14,8 +14,7 @@
  * get a log line of their own; `project-owners.ts` picks the one account that watches each
  * project; `departures.ts` keeps the series of projects no longer found for a grace period;
  * `store-backend.ts` says where the state lives; `bounded.ts` is a bounded `forEach`;
- * `daemon-registry.ts` holds the accounts and lease manager for what is built before the daemon
- * (metrics, status page); `fleet-directory.ts` keeps what is read of the projects' names,
+ * `fleet-directory.ts` keeps what is read of the projects' names,
  * organisations and branches, shown beside their ids. The observer interface it reports
  * through is `sync/observer.ts`.
  */
@@ -23,6 +22,5 @@ export * from "./daemon.js";
 export type { AccountClient, DaemonDependencies } from "./assembly.js";
 export { pollOptionsFrom } from "./assembly.js";
 export type { DaemonAccount, KeyRefusal } from "./account-runner.js";
-export { DaemonRegistry } from "./daemon-registry.js";
 export type { StoreBackend } from "./store-backend.js";
 export { broadcast, type DaemonObserver } from "../sync/index.js";

@@ -11,9 +11,27 @@
 import { createRedactor } from "../alerts/sinks/redact.js";
 import type { DaemonAccount, DaemonObserver } from "../daemon/index.js";
 
+/** What readiness learns from the daemon's reports: a project watched, a poll committed. */
+export class ReadinessWatch implements DaemonObserver {
+  #projects = 0;
+  #committed = false;
+
+  projectsChanged(ids: readonly string[]): void {
+    this.#projects = ids.length;
+  }
+
+  committed(): void {
+    this.#committed = true;
+  }
+
+  /** Why the daemon's work has not shown yet, or undefined once it has. */
+  pending(): string | undefined {
+    if (this.#projects === 0) return "no project is watched yet";
+    return this.#committed ? undefined : "no poll has completed yet";
+  }
+}
+
 export interface Readiness {
-  /** Subscribe it to the daemon. */
-  readonly observer: DaemonObserver;
   /** Why the exporter is not ready, or undefined when it is. */
   reason(): string | undefined;
   /** While it is ready: what stops part of its work now, or undefined. */
@@ -21,7 +39,7 @@ export interface Readiness {
 }
 
 export interface ReadinessSources {
-  /** The daemon's accounts (none before it is built). */
+  /** The daemon's accounts. */
   readonly accounts: () => readonly Pick<DaemonAccount, "name" | "keyRefusal" | "wrongBaseUrl">[];
   /** While the state store's lease heartbeats fail: the latest error (Postgres store only). */
   readonly storeFailure: () => { readonly error: unknown } | undefined;
@@ -29,10 +47,9 @@ export interface ReadinessSources {
   readonly secrets?: readonly string[];
 }
 
-export function readiness(sources: ReadinessSources): Readiness {
+/** Readiness from what `watch` heard of the daemon and what its parts say now. */
+export function readiness(watch: ReadinessWatch, sources: ReadinessSources): Readiness {
   const redact = createRedactor(sources.secrets ?? []);
-  let projects = 0;
-  let committed = false;
   const causes = (): string[] => {
     const found: string[] = [];
     const store = sources.storeFailure();
@@ -54,22 +71,14 @@ export function readiness(sources: ReadinessSources): Readiness {
     return found;
   };
   return {
-    observer: {
-      projectsChanged: (ids) => {
-        projects = ids.length;
-      },
-      committed: () => {
-        committed = true;
-      },
-    },
     reason: () => {
-      if (projects > 0 && committed) return undefined;
+      const pending = watch.pending();
+      if (pending === undefined) return undefined;
       const found = causes();
-      if (found.length > 0) return found.join("; ");
-      return projects === 0 ? "no project is watched yet" : "no poll has completed yet";
+      return found.length > 0 ? found.join("; ") : pending;
     },
     problems: () => {
-      if (projects === 0 || !committed) return undefined;
+      if (watch.pending() !== undefined) return undefined;
       const found = causes();
       return found.length > 0 ? found.join("; ") : undefined;
     },

@@ -1,7 +1,9 @@
 /**
- * The one place that assembles the exporter from a validated configuration, in order: the
- * metrics and the status page, the daemon (the API clients, the state store), the HTTP server,
- * and the reloads of its configuration. Commands parse flags and call `startExporter`.
+ * The one place that assembles the exporter from a validated configuration, each part from
+ * parts built before it: what hears the daemon (the project views, the metrics' counts,
+ * readiness's and the status page's trackers), the daemon (the API clients, the state store),
+ * what reads the daemon's parts (the metrics' exposition, readiness, the status page), the HTTP
+ * server, and the reloads of its configuration. Commands parse flags and call `startExporter`.
  */
 import {
   loadWebConfig,
@@ -18,21 +20,26 @@ import {
   type WebSecurity,
 } from "../config/index.js";
 import { systemClock, type Clock } from "../clock.js";
-import { DaemonRegistry, createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
+import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
-import { createExporterMetrics, type ExporterMetrics } from "../metrics/index.js";
+import { countMetrics, exposeMetrics, type ExporterMetrics } from "../metrics/index.js";
 import {
   nudgeRoute,
   startServer,
   type RunningServer,
   type ServerOptions,
 } from "../server/index.js";
-import { createStatusPage, statusPageSecrets, statusPageSinks } from "../status/index.js";
+import {
+  createStatusPage,
+  StatusTracker,
+  statusPageSecrets,
+  statusPageSinks,
+} from "../status/index.js";
 import { ProjectViews } from "../sync/index.js";
 import { PACKAGE, REVISION } from "../version.js";
 import { apiClientFor, storeBackendFrom } from "./backend.js";
-import { readiness, stateStoreSecrets } from "./readiness.js";
-import { createReloader, startLoads, type ConfigLoads, type ReloadOutcome } from "./reload.js";
+import { readiness, ReadinessWatch, stateStoreSecrets } from "./readiness.js";
+import { createReloader, startLoads, type ReloadOutcome } from "./reload.js";
 
 export interface RunningExporter {
   readonly daemon: Daemon;
@@ -84,21 +91,61 @@ export async function startExporter(
   const loads = startLoads(clock.wall());
   /** What is known of each project, shown alike by the metrics and the status page. */
   const projects = new ProjectViews({ now: () => clock.wall() });
-  /** The daemon's accounts and lease manager, filled when the daemon is built below. */
-  const registry = new DaemonRegistry();
-  const metrics = exporterMetrics(config, { projects, registry, loads, logger, accounts });
-  const ready = readiness({
-    accounts: () => registry.accounts,
-    storeFailure: () => registry.leases?.heartbeatFailure,
+  // What hears the daemon is built before it: the counts (its clients, notifier and lease
+  // manager count into them), readiness's and the status page's trackers. What reads its parts
+  // (the exposition, readiness, the page) is built after it.
+  const counts = countMetrics({
+    detail: config.metrics.detail,
+    perProjectHistograms: config.metrics.perProjectHistograms,
+    branches: config.metrics.branches,
+    ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
+    exclude: config.metrics.exclude,
+    accountNames: accounts.map((a) => a.name),
+  });
+  const readinessWatch = new ReadinessWatch();
+  const statusTracker = new StatusTracker({ now: () => clock.wall() });
+  const daemon = createDaemon(config, {
+    clients: accounts.map((account) => ({
+      name: account.name,
+      client: apiClientFor(account, config.api, counts.apiEvents, clock),
+    })),
+    backend: await storeBackendFrom(config, logger),
+    logger,
+    observers: [projects, counts, readinessWatch, statusTracker, ...(opts.observers ?? [])],
+    sinks,
+    computes,
+    // The alerts read names from the same views the metrics and the status page show.
+    names: projects,
+    notifierObserver: counts.notifierObserver,
+    leaseObserver: counts.leaseObserver,
+    clock,
+  });
+  // Rendered before the committed state is loaded, but never served: /metrics answers 503
+  // until it is.
+  const metrics = exposeMetrics(counts, {
+    projects,
+    version: PACKAGE.version,
+    revision: REVISION,
+    accounts: () => daemon.accounts,
+    leases: () => daemon.leases,
+    configLoads: () => loads,
+    onError: (error) => {
+      logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
+    },
+  });
+  const ready = readiness(readinessWatch, {
+    accounts: () => daemon.accounts,
+    storeFailure: () => daemon.leases?.heartbeatFailure,
     secrets: stateStoreSecrets(config.state.url, opts.env ?? process.env),
   });
   const statusPage = createStatusPage({
     projects,
+    tracker: statusTracker,
     version: PACKAGE.version,
     // The address of the API, or of each account's when they differ (the accounts' table shows).
     apiUrl: [...new Set(accounts.map((a) => a.url))].join(", "),
-    accounts: () => registry.accounts,
-    replica: () => registry.leases,
+    accounts: () => daemon.accounts,
+    replica: () => daemon.leases,
     sinks: statusPageSinks(sinks),
     silences: config.silences,
     notReadyReason: () => ready.reason(),
@@ -107,32 +154,6 @@ export async function startExporter(
     now: () => clock.wall(),
     ...(config.status.page === "off" ? {} : { detail: config.status.page }),
   });
-  const daemon = createDaemon(
-    config,
-    {
-      clients: accounts.map((account) => ({
-        name: account.name,
-        client: apiClientFor(account, config.api, metrics.apiEvents, clock),
-      })),
-      backend: await storeBackendFrom(config, logger),
-      logger,
-      observers: [
-        projects,
-        metrics,
-        ready.observer,
-        statusPage.observer,
-        ...(opts.observers ?? []),
-      ],
-      sinks,
-      computes,
-      // The alerts read names from the same views the metrics and the status page show.
-      names: projects,
-      notifierObserver: metrics.notifierObserver,
-      leaseObserver: metrics.leaseObserver,
-      clock,
-    },
-    registry,
-  );
   const server = await startServing(daemon, metrics, () => ready.reason(), {
     readyProblems: () => ready.problems(),
     listen: config.listen,
@@ -186,41 +207,6 @@ export async function startExporter(
       metrics.close();
     },
   };
-}
-
-/**
- * The metrics, built before the daemon (its clients, notifier and lease manager count into
- * them): what they read of the daemon comes from `registry`, empty until the daemon fills it.
- * That first rendering is never served: /metrics answers 503 until the state is loaded.
- */
-function exporterMetrics(
-  config: Config,
-  inputs: {
-    readonly projects: ProjectViews;
-    readonly registry: DaemonRegistry;
-    readonly loads: Readonly<ConfigLoads>;
-    readonly logger: Logger;
-    readonly accounts: readonly ResolvedAccount[];
-  },
-): ExporterMetrics {
-  const { registry, logger } = inputs;
-  return createExporterMetrics({
-    projects: inputs.projects,
-    version: PACKAGE.version,
-    revision: REVISION,
-    detail: config.metrics.detail,
-    perProjectHistograms: config.metrics.perProjectHistograms,
-    branches: config.metrics.branches,
-    ...(config.metrics.include.length > 0 ? { include: config.metrics.include } : {}),
-    exclude: config.metrics.exclude,
-    accountNames: inputs.accounts.map((a) => a.name),
-    accounts: () => registry.accounts,
-    leases: () => registry.leases,
-    configLoads: () => inputs.loads,
-    onError: (error) => {
-      logger.error(errorFields(error), "rendering /metrics failed; serving the previous rendering");
-    },
-  });
 }
 
 /**

@@ -1,6 +1,10 @@
 /**
- * The metrics module's entry point: builds the registry from the catalogue and the options,
- * and returns the daemon observer, the API client hooks and the cached exposition, all wired.
+ * The metrics module's entry point, in two phases. `countMetrics` registers the families counted
+ * from events and returns the hooks that count into them (the daemon's observer, the API
+ * client's events, the notifier's and the lease manager's reports): built before the daemon,
+ * whose parts count from their construction. `exposeMetrics` adds the projected families, which
+ * read the project views and the daemon's parts at each rendering, and the cached exposition:
+ * built once the daemon exists. `createExporterMetrics` does both at once.
  */
 import { Registry } from "prom-client";
 import type { ApiClientEvents } from "../api/index.js";
@@ -18,14 +22,41 @@ import {
   type Exposition,
   type ExpositionTiming,
 } from "./rendering/exposition.js";
-import { registerCatalogue } from "./rendering/families.js";
+import { catalogueTexts, registerEventFamilies } from "./rendering/families.js";
 import { gzipBody } from "./rendering/compressed-body.js";
 import { familyNames, processMetricsRegistry } from "./definitions/process.js";
+import type { MetricSpec } from "./definitions/family.js";
 import type { AccountProbe, ConfigLoadProbe, LeaseProbe } from "./definitions/projection.js";
 import { nameFilter, specFilter, type SelectionOptions } from "./definitions/selection.js";
 import { registryFamilies, slicedRendering } from "./rendering/sliced-rendering.js";
 
-export interface ExporterMetricsOptions extends SelectionOptions {
+export interface CountingOptions extends SelectionOptions {
+  /** The accounts' names, known before the daemon exists (their discovery failures start at 0). */
+  readonly accountNames?: readonly string[];
+}
+
+/** The families counted from events, and the hooks that count into them. */
+export interface MetricCounts extends Required<DaemonObserver> {
+  /** Hooks for the API client's `events` option. */
+  readonly apiEvents: ApiClientEvents;
+  /** The notifier's reports (alert deliveries). */
+  readonly notifierObserver: Required<NotifierObserver>;
+  /** The lease manager's reports (claims, releases, losses, fenced commits). */
+  readonly leaseObserver: Required<LeaseObserver>;
+  /** Where the counts are kept, and which families are selected (read by `exposeMetrics`). */
+  readonly counted: CountedFamilies;
+}
+
+/** What `exposeMetrics` renders of the counts. */
+export interface CountedFamilies {
+  readonly registry: Registry;
+  readonly processRegistry: Registry;
+  readonly selected: (spec: MetricSpec) => boolean;
+  /** Tells `listener` of every count from now on (the exposition is rebuilt after changes). */
+  onChange(listener: () => void): void;
+}
+
+export interface ExpositionOptions {
   /**
    * What is known of each watched project (the shared `ProjectViews`, subscribed to the daemon
    * before these metrics): the projected families are computed from it.
@@ -35,9 +66,7 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly version: string;
   /** The git commit it was built from, when known, for `pgcp_build_info`. */
   readonly revision?: string | undefined;
-  /** The accounts' names, known before the daemon exists (their discovery failures start at 0). */
-  readonly accountNames?: readonly string[];
-  /** The accounts' schedulers and limiters, read at each rendering (the daemon's registry). */
+  /** The accounts' schedulers and limiters, read at each rendering. */
   readonly accounts?: () => readonly AccountProbe[] | undefined;
   /** The lease manager, read at each rendering (undefined: the file store, no leases). */
   readonly leases?: () => LeaseProbe | undefined;
@@ -52,13 +81,9 @@ export interface ExporterMetricsOptions extends SelectionOptions {
   readonly timing?: ExpositionTiming;
 }
 
-export interface ExporterMetrics extends Required<DaemonObserver>, Exposition {
-  /** Hooks for the API client's `events` option. */
-  readonly apiEvents: ApiClientEvents;
-  /** The notifier's reports (alert deliveries). */
-  readonly notifierObserver: Required<NotifierObserver>;
-  /** The lease manager's reports (claims, releases, losses, fenced commits). */
-  readonly leaseObserver: Required<LeaseObserver>;
+export type ExporterMetricsOptions = CountingOptions & ExpositionOptions;
+
+export interface ExporterMetrics extends MetricCounts, Exposition {
   /** Rebuilds the rendering now; resolves once `current()` returns it. */
   refresh(): Promise<void>;
   /**
@@ -68,14 +93,39 @@ export interface ExporterMetrics extends Required<DaemonObserver>, Exposition {
   close(): void;
 }
 
-export function createExporterMetrics(options: ExporterMetricsOptions): ExporterMetrics {
+/** Registers the selected families counted from events; throws on an unknown name. */
+export function countMetrics(options: CountingOptions): MetricCounts {
   const processRegistry = processMetricsRegistry();
   const processNames = familyNames(processRegistry);
-  const selected = nameFilter([...CATALOGUE.map((spec) => spec.name), ...processNames], options);
-  for (const name of processNames) if (!selected(name)) processRegistry.removeSingleMetric(name);
-
+  const byName = nameFilter([...CATALOGUE.map((spec) => spec.name), ...processNames], options);
+  for (const name of processNames) if (!byName(name)) processRegistry.removeSingleMetric(name);
   const registry = new Registry();
-  const { events, texts } = registerCatalogue(registry, specFilter(selected, options), {
+  const selected = specFilter(byName, options);
+  const events = registerEventFamilies(registry, selected);
+  const listeners: (() => void)[] = [];
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
+  return {
+    ...daemonObserver(events, changed, options.accountNames),
+    apiEvents: apiEventCounters(events, changed),
+    notifierObserver: notifierCounters(events, changed),
+    leaseObserver: leaseCounters(events, changed),
+    counted: {
+      registry,
+      processRegistry,
+      selected,
+      onChange: (listener) => {
+        listeners.push(listener);
+      },
+    },
+  };
+}
+
+/** The counts with the projected families, rendered into the cached exposition. */
+export function exposeMetrics(counts: MetricCounts, options: ExpositionOptions): ExporterMetrics {
+  const { registry, processRegistry, selected } = counts.counted;
+  const texts = catalogueTexts(registry, selected, {
     projects: options.projects,
     runtime: {
       version: options.version,
@@ -97,14 +147,11 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       rendering.recycle(body);
     },
   );
-  const changed = () => {
+  counts.counted.onChange(() => {
     exposition.invalidate();
-  };
+  });
   return {
-    ...daemonObserver(events, changed, options.accountNames),
-    apiEvents: apiEventCounters(events, changed),
-    notifierObserver: notifierCounters(events, changed),
-    leaseObserver: leaseCounters(events, changed),
+    ...counts,
     current: () => exposition.current(),
     lend: () => exposition.lend(),
     refresh: () => exposition.refresh(),
@@ -112,6 +159,11 @@ export function createExporterMetrics(options: ExporterMetricsOptions): Exporter
       exposition.close();
     },
   };
+}
+
+/** Both phases at once, for metrics that read no daemon built in between. */
+export function createExporterMetrics(options: ExporterMetricsOptions): ExporterMetrics {
+  return exposeMetrics(countMetrics(options), options);
 }
 
 function warn(error: unknown): void {

@@ -17,15 +17,11 @@ import {
   type ResolvedSink,
 } from "../config/index.js";
 import type { DaemonObserver } from "../sync/index.js";
-import { renderStatusPage } from "./render.js";
+import type { StatusFilter } from "./projects/filter.js";
+import type { StatusSource } from "./shared/source.js";
+import { renderStatusPage } from "./status-html.js";
+import { statusView, type StatusView, type StatusViewOptions } from "./status-view.js";
 import { StatusTracker } from "./tracker.js";
-import {
-  statusView,
-  type StatusFilter,
-  type StatusSource,
-  type StatusView,
-  type StatusViewOptions,
-} from "./view.js";
 import { systemClock } from "../clock.js";
 
 /** What the page shows, as the view reads it (`StatusViewOptions`), and how much of it. */
@@ -54,13 +50,21 @@ export interface StatusPageOptions extends Pick<
    * texts. `summary`: the counts only, with no project id, text from outside or API address.
    */
   readonly detail?: StatusDetail;
+  /**
+   * What the page hears of the daemon, when subscribed to it before the page is built (the
+   * page reads the daemon's parts, so it is built after them); by default a tracker of its own.
+   */
+  readonly tracker?: StatusTracker;
 }
 
 /** How much the page shows (`status.page`; `off` serves no page at all). */
 export type StatusDetail = "summary" | "full";
 
 export interface StatusPage {
-  /** Subscribe it to the daemon (`createDaemon({ observers })`), as the project views are. */
+  /**
+   * Subscribe it to the daemon (`createDaemon({ observers })`), as the project views are: the
+   * tracker given, or the page's own.
+   */
   readonly observer: DaemonObserver;
   /** The current view model, of the projects `filter` keeps (default: every watched one). */
   view(filter?: StatusFilter): StatusView;
@@ -77,12 +81,14 @@ export interface StatusPage {
 
 export function createStatusPage(options: StatusPageOptions): StatusPage {
   const now = options.now ?? systemClock.wall;
-  const tracker = new StatusTracker({
-    now,
-    ...(options.limits?.failuresKept === undefined
-      ? {}
-      : { failuresKept: options.limits.failuresKept }),
-  });
+  const tracker =
+    options.tracker ??
+    new StatusTracker({
+      now,
+      ...(options.limits?.failuresKept === undefined
+        ? {}
+        : { failuresKept: options.limits.failuresKept }),
+    });
   let secrets = (options.secrets ?? []).filter((s) => s !== "");
   let redact = createRedactor(secrets);
   let sinks = options.sinks;

@@ -5,14 +5,10 @@
  */
 import type { ProjectState } from "../store/index.js";
 import type { DaemonObserver, PollResult } from "../sync/index.js";
-import { STATUS_LIMITS, type FailureView, type SilencedView } from "./view.js";
+import type { SilencedView } from "./alerts/silence-status.js";
+import type { FailureView, TrackedProject } from "./projects/project-rows.js";
+import { STATUS_LIMITS } from "./shared/limits.js";
 import { systemClock } from "../clock.js";
-
-/** What the tracker remembers about one project. */
-export interface TrackedProject {
-  /** Newest first, at most `failuresKept`. */
-  readonly failures: readonly FailureView[];
-}
 
 type MutableTracked = { -readonly [K in keyof TrackedProject]: TrackedProject[K] };
 

@@ -4,7 +4,22 @@
  */
 import { cursorMicros } from "./cursor.js";
 import type { Followed, RecordVisitor } from "./followed.js";
-import type { OperationsSource, PollOptions } from "./poll-types.js";
+import type { OperationsSource } from "./poll-types.js";
+
+export interface FollowInputs {
+  readonly source: OperationsSource;
+  readonly projectId: string;
+  /** The operations followed; one the service no longer knows is taken out. */
+  readonly tracked: Map<string, Followed>;
+  /** The ids read by this poll so far (the walk's, and the follow-ups' as they are read). */
+  readonly seen: ReadonlySet<string>;
+  /** Hears each record read, with the cursor of its page. */
+  readonly visit: RecordVisitor;
+  readonly pageLimit: number;
+  /** Just below what this poll has read, when a complete walk from the top gives it. */
+  readonly frontier: string | undefined;
+  readonly signal: AbortSignal | undefined;
+}
 
 /**
  * Reads the followed operations the walk did not reach, newest first, each with one page read
@@ -15,16 +30,8 @@ import type { OperationsSource, PollOptions } from "./poll-types.js";
  * returns the operation it was made for, so they cost no more than one per operation. An
  * operation the pages no longer return is read by id. Returns the number of requests made.
  */
-export async function follow(
-  source: OperationsSource,
-  projectId: string,
-  tracked: Map<string, Followed>,
-  seen: Set<string>,
-  visit: RecordVisitor,
-  options: PollOptions,
-  frontier: string | undefined,
-  signal: AbortSignal | undefined,
-): Promise<number> {
+export async function follow(inputs: FollowInputs): Promise<number> {
+  const { source, projectId, tracked, seen, visit, pageLimit, frontier, signal } = inputs;
   const pending = [...tracked.values()]
     .filter((t) => !seen.has(t.id))
     .sort((a, b) => b.createdAtMs - a.createdAtMs);
@@ -38,11 +45,11 @@ export async function follow(
       requests += 1;
       const page = await source.listOperations(
         projectId,
-        { limit: options.pageLimit, cursor: from },
+        { limit: pageLimit, cursor: from },
         requestOptions,
       );
       for (const record of page.operations) visit(record, from, false);
-      below = page.operations.length >= options.pageLimit ? page.pagination?.cursor : undefined;
+      below = page.operations.length >= pageLimit ? page.pagination?.cursor : undefined;
       if (seen.has(t.id)) continue;
     }
     // Not on the page read for it (the service dropped it from the log): read it by id.

@@ -49,16 +49,16 @@ export async function poll(
   // Operations followed but not read by the walk: re-read their page, or read them by id.
   // Where reading on from the walk continues: only below a complete walk from the top.
   const frontier = walk.fromTop && walk.walked.complete ? walk.walked.frontier : undefined;
-  const reread = await follow(
+  const reread = await follow({
     source,
     projectId,
-    found.tracked,
-    found.seen,
+    tracked: found.tracked,
+    seen: found.seen,
     visit,
-    options,
+    pageLimit: options.pageLimit,
     frontier,
     signal,
-  );
+  });
   const aged = ageUnseen(found.tracked, found.seen, apiNowMs, options);
   found.transitions.push(...aged);
   found.alertable.push(...aged);

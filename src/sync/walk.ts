@@ -88,96 +88,125 @@ export const TAIL_IDS = 100;
  *   it began (so a log whose floor records are gone still ends, a few records later).
  */
 export async function walkLog(params: WalkParams): Promise<WalkResult> {
-  const { floor, known, visit } = params;
-  const floorIds = new Set(floor.ids);
-  const read = new Set<string>(params.readBefore);
-  const followed = new Set<string>();
-  /** The ids of the last page read, for `tail`. */
-  let lastPage: readonly string[] = [];
-  const knownAhead = new Set<string>();
+  const walk = new WalkRecords(params);
   let cursor = params.startCursor;
+  for (let pages = 1; ; pages += 1) {
+    const first = pages === 1 && params.startCursor === undefined;
+    const limit = first ? params.firstPageLimit : params.pageLimit;
+    const page = await walk.read(limit, cursor);
+    const next = cursorBelow(page, limit);
+    if (walk.ended || next === undefined) return walk.complete(next);
+    walk.check(cursor, next);
+    if (pages >= params.maxPages && !walk.runOpen) return walk.incomplete(next);
+    cursor = next;
+  }
+}
+
+/**
+ * The cursor below a page when it is full (more records follow); undefined at the log's end. A
+ * full page without one fails the walk: the log's end cannot be told.
+ */
+function cursorBelow(page: OperationsPage, limit: number): string | undefined {
+  if (page.operations.length < limit) return undefined;
+  const next = page.pagination?.cursor;
+  if (next === undefined) {
+    throw new WalkError(
+      "page_without_cursor",
+      `a full page of ${limit} operations came without pagination.cursor: the log's end cannot be told`,
+    );
+  }
+  return next;
+}
+
+/** What a walk has read so far, and where each record it reads stands (see `walkLog`). */
+class WalkRecords {
+  readonly #floorIds: ReadonlySet<string>;
+  readonly #read: Set<string>;
+  readonly #followed = new Set<string>();
+  readonly #knownAhead = new Set<string>();
+  /** The ids of the last page read, for `tail`. */
+  #lastPage: readonly string[] = [];
   /** A run of older records whose fate the records after it decide. */
-  let older: { record: Operation; cursor: string | undefined }[] = [];
-  let ended = false;
-  const settle = (fresh: boolean): void => {
-    for (const o of older) {
-      if (fresh) params.anomaly("out_of_order_record", o.record);
-      visit(o.record, o.cursor, fresh);
+  #older: { record: Operation; cursor: string | undefined }[] = [];
+  /** The walk reached what was walked before: the records after are read, never fresh. */
+  ended = false;
+
+  constructor(private readonly params: WalkParams) {
+    this.#floorIds = new Set(params.floor.ids);
+    this.#read = new Set(params.readBefore);
+  }
+
+  /** A run of older records is open: its fate waits for the next page. */
+  get runOpen(): boolean {
+    return this.#older.length > 0;
+  }
+
+  /** Reads the page at `cursor` and hands each of its records on. */
+  async read(limit: number, cursor: string | undefined): Promise<OperationsPage> {
+    if (cursor !== undefined) this.#followed.add(cursor);
+    const page = await this.params.list(limit, cursor);
+    this.#lastPage = page.operations.map((o) => o.id);
+    for (const record of page.operations) this.#take(record, cursor);
+    return page;
+  }
+
+  /** The next cursor must be new to this walk and below the one that fetched the page. */
+  check(sent: string | undefined, next: string): void {
+    checkCursor(this.#followed, sent, next);
+  }
+
+  /** The walk ends at the floor or the log's end: an older run with nothing new after is old. */
+  complete(frontier: string | undefined): WalkResult {
+    this.#settle(false);
+    return { complete: true, resumeCursor: "", frontier, knownAhead: this.#knownAhead, tail: [] };
+  }
+
+  /** The walk stops at its page limit, to resume at `resumeCursor`. */
+  incomplete(resumeCursor: string): WalkResult {
+    return {
+      complete: false,
+      resumeCursor,
+      frontier: undefined,
+      knownAhead: this.#knownAhead,
+      tail: this.#lastPage.slice(-TAIL_IDS),
+    };
+  }
+
+  #take(record: Operation, cursor: string | undefined): void {
+    const { visit } = this.params;
+    if (this.#read.has(record.id)) {
+      this.params.anomaly("duplicate_record", record);
+      return;
     }
-    older = [];
-  };
-  for (let pages = 0; ;) {
-    const limit =
-      pages === 0 && params.startCursor === undefined ? params.firstPageLimit : params.pageLimit;
-    if (cursor !== undefined) followed.add(cursor);
-    const page = await params.list(limit, cursor);
-    pages += 1;
-    lastPage = page.operations.map((o) => o.id);
-    for (const record of page.operations) {
-      if (read.has(record.id)) {
-        params.anomaly("duplicate_record", record);
-        continue;
-      }
-      read.add(record.id);
-      if (ended) {
-        visit(record, cursor, false);
-        continue;
-      }
-      if (known.has(record.id)) {
-        knownAhead.add(record.id);
-        visit(record, cursor, false);
-        continue;
-      }
-      const placement = place(record, floor, floorIds);
-      if (placement === "below") {
-        older.push({ record, cursor });
-        if (older.length >= OLDER_RUN_LIMIT) {
-          // Nothing new after this many: the log has reached what was walked before.
-          settle(false);
-          ended = true;
-        }
-        continue;
-      }
-      // A new record, or the floor: either way the older run before it stands above the floor.
-      settle(true);
-      if (placement === "above") {
-        visit(record, cursor, true);
-      } else {
-        visit(record, cursor, false);
-        ended = true;
-      }
+    this.#read.add(record.id);
+    if (this.ended || this.params.known.has(record.id)) {
+      // A known record (misdated, counted already) is still ahead of the floor.
+      if (!this.ended) this.#knownAhead.add(record.id);
+      visit(record, cursor, false);
+      return;
     }
-    const next = page.pagination?.cursor;
-    const full = page.operations.length >= limit;
-    if (full && next === undefined) {
-      throw new WalkError(
-        "page_without_cursor",
-        `a full page of ${limit} operations came without pagination.cursor: the log's end cannot be told`,
-      );
+    const placement = place(record, this.params.floor, this.#floorIds);
+    if (placement === "below") {
+      this.#older.push({ record, cursor });
+      if (this.#older.length >= OLDER_RUN_LIMIT) {
+        // Nothing new after this many: the log has reached what was walked before.
+        this.#settle(false);
+        this.ended = true;
+      }
+      return;
     }
-    if (ended || !full) {
-      // At the end of the log, a run with nothing new after it is old.
-      settle(false);
-      return {
-        complete: true,
-        resumeCursor: "",
-        frontier: full ? next : undefined,
-        knownAhead,
-        tail: [],
-      };
+    // A new record, or the floor: either way the older run before it stands above the floor.
+    this.#settle(true);
+    visit(record, cursor, placement === "above");
+    if (placement !== "above") this.ended = true;
+  }
+
+  #settle(fresh: boolean): void {
+    for (const o of this.#older) {
+      if (fresh) this.params.anomaly("out_of_order_record", o.record);
+      this.params.visit(o.record, o.cursor, fresh);
     }
-    const following = next as string;
-    checkCursor(followed, cursor, following);
-    if (pages >= params.maxPages && older.length === 0) {
-      return {
-        complete: false,
-        resumeCursor: following,
-        frontier: undefined,
-        knownAhead,
-        tail: lastPage.slice(-TAIL_IDS),
-      };
-    }
-    cursor = following;
+    this.#older = [];
   }
 }
 

@@ -4,8 +4,8 @@
  * the ones above it. The test reads every import of every module under `src/` (static, dynamic
  * and `export … from`), resolves it to the part it lands in, and lists each upward or sideways
  * import with its file and line. The simulator shares nothing with the exporter but the API's
- * schemas (`contract/`). Within a part with rooms (`metrics/`, `alerts/`), the rooms keep an
- * order too.
+ * schemas (`contract/`). Within a part with rooms (`metrics/`, `alerts/`, `status/`), the rooms
+ * keep an order too.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -47,6 +47,7 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
 const ROOMS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   metrics: [["definitions"], ["events"], ["rendering"]],
   alerts: [["rules", "sinks"], ["pipeline"]],
+  status: [["shared"], ["accounts", "alerts", "incidents", "replica"], ["projects"]],
 };
 
 function modules(dir: string): string[] {

@@ -13,31 +13,39 @@ import { ProjectChunks } from "./project-chunks.js";
 import type { FamilyText } from "./sliced-rendering.js";
 import { familyHeader, histogramLines, sampleLines } from "./text-format.js";
 
-export interface CatalogueFamilies {
-  readonly events: EventFamilies;
-  /** Every selected family's text, in the catalogue's order. */
-  readonly texts: readonly FamilyText[];
+/**
+ * Registers the selected families counted from events in `registry` (before anything counts:
+ * the daemon's parts count into them from their construction).
+ */
+export function registerEventFamilies(
+  registry: Registry,
+  selected: (spec: MetricSpec) => boolean,
+): EventFamilies {
+  const events = eventRegistry(registry);
+  for (const spec of CATALOGUE as readonly Family[]) {
+    if (selected(spec) && spec.source === "events") events.register(spec);
+  }
+  return events;
 }
 
 /**
- * Registers the selected event families in `registry`, and gives every selected family's text.
+ * Every selected family's text, in the catalogue's order: an event family as prom-client
+ * renders it from `registry` (`registerEventFamilies`), a projected one from its value function.
  * A projected family's series are computed each time the rendering reaches it (or kept, per
  * project, from an earlier rendering while the project is unchanged): counters restored from
  * committed state are therefore exactly what was committed, and a forgotten project or endpoint
  * simply has no series.
  */
-export function registerCatalogue(
+export function catalogueTexts(
   registry: Registry,
   selected: (spec: MetricSpec) => boolean,
   input: ProjectionInput,
-): CatalogueFamilies {
-  const events = eventRegistry(registry);
+): FamilyText[] {
   const texts: FamilyText[] = [];
   const moments = renderingMoments(input);
   for (const spec of CATALOGUE as readonly Family[]) {
     if (!selected(spec)) continue;
     if (spec.source === "events") {
-      events.register(spec);
       texts.push(() => registry.getSingleMetricAsString(spec.name));
       continue;
     }
@@ -46,7 +54,7 @@ export function registerCatalogue(
     const text = projectedText(value, familyLines(spec), moments);
     texts.push((rendering) => withHeader(spec, () => text(rendering)));
   }
-  return { events, texts };
+  return texts;
 }
 
 type AnySeries = Sample & HistogramSeries;
