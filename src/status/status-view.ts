@@ -35,6 +35,7 @@ import {
   accountStatus,
   discoveryErrorsOf,
   type AccountSource,
+  type ProjectBackoffView,
   type AccountStatus,
   type DiscoveryError,
 } from "./accounts/account-status.js";
@@ -144,6 +145,9 @@ export function statusView(options: StatusViewOptions): StatusView {
   const accounts = (options.accounts?.() ?? []).map((a) => ({ source: a, projects: a.projects() }));
   const accountOf = new Map<string, string>();
   for (const a of accounts) for (const id of a.projects) accountOf.set(id, a.source.name);
+  const backoffs = new Map<string, ProjectBackoffView>();
+  for (const a of accounts)
+    for (const [id, b] of a.source.projectBackoffs?.() ?? []) backoffs.set(id, b);
   const watched = source.watched();
   const { organisations, incidents } = fleetOf(watched, source, limits, clean);
   const { ids, filter } = selectProjects(
@@ -155,7 +159,7 @@ export function statusView(options: StatusViewOptions): StatusView {
     organisations,
   );
   const tally = tallyProjects(ids, options, limits, now, clean);
-  const rows = projectRows(tally.ranked, accountOf, limits, clean);
+  const rows = projectRows(tally.ranked, { accountOf, backoffs }, limits, clean);
   const shown = filter === undefined ? undefined : new Set(ids);
 
   return {

@@ -70,6 +70,12 @@ async function exporter(
   return e;
 }
 
+/** The status page's row of the project. */
+function rowOf(page: string, projectId: string): string {
+  const start = page.indexOf(`<tr data-project="${projectId}"`);
+  return start < 0 ? "" : page.slice(start, page.indexOf("</tr>", start));
+}
+
 /** 1.5 times the longest interval the scheduler plans now, and never under 1.5 configured. */
 async function oneAndAHalfIntervals(e: TestExporter): Promise<number> {
   const planned = await e.value("pgcp_scheduler_poll_interval_seconds", { lane: "idle" });
@@ -152,6 +158,14 @@ describe("projects whose log answers 500, under one key at its limit", () => {
         reason: "refused",
       }),
     ).toBeGreaterThan(0);
+    // The status page says why each is polled with backoff, and when it is tried next.
+    const page = (await e.get("/")).text;
+    for (const [id, reason] of [...failing.map((f) => [f, "server_error"]), [gone, "refused"]]) {
+      expect(rowOf(page, id!)).toMatch(
+        new RegExp(`class="backoff" data-reason="${reason!}">polled with backoff .*next try <time`),
+      );
+    }
+    expect(rowOf(page, healthy[0]!)).not.toContain("backoff");
 
     // The second half: the failing ones back off, the healthy ones are polled at their interval.
     await sim.sim.resetStats();
@@ -196,6 +210,8 @@ describe("projects whose log answers 500, under one key at its limit", () => {
         await e.value("pgcp_project_backoff_next_try_timestamp_seconds", { project: id }),
       ).toBeUndefined();
     }
+    const pageAfter = (await e.get("/")).text;
+    for (const id of watched) expect(rowOf(pageAfter, id)).not.toContain("backoff");
 
     // Counts exact, every alert delivered.
     for (const id of watched) {

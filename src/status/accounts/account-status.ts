@@ -20,6 +20,16 @@ export interface AccountSource {
   keyRefusal(): { readonly sinceMs: number; readonly message: string } | undefined;
   /** While the API answers 404 at the account's root (its base URL is wrong): since when. */
   wrongBaseUrl?(): { readonly sinceMs: number } | undefined;
+  /** The projects polled with backoff now, by id: why, and when the next try is (epoch ms). */
+  projectBackoffs?(): ReadonlyMap<string, ProjectBackoffView>;
+}
+
+/** A project polled with backoff instead of at its interval: why, and when it is tried next. */
+export interface ProjectBackoffView {
+  /** `refused` (404, 403), or how its polls fail: `server_error`, `timeout`, `invalid_response`. */
+  readonly reason: string;
+  /** Epoch ms. */
+  readonly nextTryMs: number;
 }
 
 /** One account's row: its projects and its own request budget. */

@@ -1,12 +1,14 @@
 /**
  * The project rows of the status page: where each project stands (its health), its latest
- * successful poll or run of failed ones, its open operations, the recent failures the tracker
+ * successful poll or run of failed ones (and, while it is polled with backoff, why and when it is
+ * tried next), its open operations, the recent failures the tracker
  * remembers, its alerts and computes; with its name, account and organisation as the daemon
  * read them (`ProjectView.info`), undefined while unknown (the page then shows the id alone).
  * Rows are built for the first `projectRows` of the ranked projects only.
  */
 import type { ProjectState, StateFileProblem } from "../../store/index.js";
 import type { ProjectView } from "../../sync/index.js";
+import type { ProjectBackoffView } from "../accounts/account-status.js";
 import type { OutboxSummary } from "../alerts/outbox-status.js";
 import type { StatusLimits } from "../shared/limits.js";
 import { messageOf, nameOrUndefined, type Clean } from "../shared/text.js";
@@ -56,6 +58,8 @@ export interface StatusProject {
   readonly health: ProjectHealth;
   /** Blocked: the state file and what is wrong with it. */
   readonly blocked: { readonly file: string; readonly problem: StateFileProblem } | undefined;
+  /** Polled with backoff instead of at its interval: why, and when it is tried next. */
+  readonly backoff: ProjectBackoffView | undefined;
   /** Poll (or commit) failing: since when, how many times in a row, the latest error. */
   readonly failing:
     | {
@@ -104,10 +108,16 @@ export function healthOf({ project, state }: ProjectFacts): ProjectHealth {
   return "ok";
 }
 
+/** What the accounts say of the projects: which each is polled under, and their backoffs. */
+export interface AccountFacts {
+  readonly accountOf: ReadonlyMap<string, string>;
+  readonly backoffs: ReadonlyMap<string, ProjectBackoffView>;
+}
+
 /** The rows of the ranked projects (problems first), up to `limits.projectRows`. */
 export function projectRows(
   ranked: readonly (readonly { id: string; project: ProjectFacts }[])[],
-  accountOf: ReadonlyMap<string, string>,
+  accounts: AccountFacts,
   limits: StatusLimits,
   clean: Clean,
 ): StatusProject[] {
@@ -115,7 +125,8 @@ export function projectRows(
   for (const bucket of ranked) {
     for (const { id, project } of bucket) {
       if (rows.length >= limits.projectRows) break;
-      rows.push(projectRow(id, project, accountOf.get(id), limits, clean));
+      const account = { name: accounts.accountOf.get(id), backoff: accounts.backoffs.get(id) };
+      rows.push(projectRow(id, project, account, limits, clean));
     }
   }
   return rows;
@@ -124,7 +135,7 @@ export function projectRows(
 function projectRow(
   projectId: string,
   facts: ProjectFacts,
-  account: string | undefined,
+  account: { readonly name: string | undefined; readonly backoff: ProjectBackoffView | undefined },
   limits: StatusLimits,
   clean: Clean,
 ): StatusProject {
@@ -135,12 +146,13 @@ function projectRow(
   return {
     projectId,
     name: nameOrUndefined(info?.name, clean),
-    account: account ?? info?.account,
+    account: account.name ?? info?.account,
     orgId: info?.orgId,
     orgName: nameOrUndefined(info?.orgName, clean),
     health: healthOf(facts),
     blocked:
       blocked === undefined ? undefined : { file: clean(blocked.file), problem: blocked.problem },
+    backoff: account.backoff,
     failing:
       failing === undefined
         ? undefined

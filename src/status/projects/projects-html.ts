@@ -4,7 +4,7 @@
  * account and organisation link to the page filtered by them.
  */
 import type { AccountStatus } from "../accounts/account-status.js";
-import { escapeHtml, formatDuration, named, plural, timeAgo } from "../shared/html.js";
+import { escapeHtml, formatDuration, named, plural, time, timeAgo } from "../shared/html.js";
 import { renderComputes } from "./computes-html.js";
 import { filterHref } from "./filter-html.js";
 import type { FilterStatus } from "./filter.js";
@@ -87,6 +87,9 @@ function renderProject(p: StatusProject, view: ProjectsPart, computes: boolean):
   if (p.failing !== undefined) {
     const what = p.failing.commit ? "commit" : "poll";
     status += `<div class="failing">${escapeHtml(plural(p.failing.count, `failed ${what}`))} in a row since ${timeAgo(p.failing.sinceMs, nowMs)}: <span class="error">${escapeHtml(p.failing.message)}</span></div>`;
+  }
+  if (p.backoff !== undefined) {
+    status += `<div class="backoff" data-reason="${escapeHtml(p.backoff.reason)}">polled with backoff (${escapeHtml(p.backoff.reason.replace(/_/g, " "))}): next try ${time(p.backoff.nextTryMs)} <span class="muted">(in ${escapeHtml(formatDuration(p.backoff.nextTryMs - nowMs))})</span></div>`;
   }
   const lastSuccess =
     p.lastSuccessMs === undefined
