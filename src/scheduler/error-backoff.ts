@@ -14,12 +14,6 @@ import type { Refusal } from "./refusals.js";
 /** How a poll failed on the API's side: what backs its project off. */
 export type FailureKind = "server_error" | "timeout" | "invalid_response";
 
-export const FAILURE_KINDS: readonly FailureKind[] = [
-  "server_error",
-  "timeout",
-  "invalid_response",
-];
-
 /** The longest wait between two polls of a failing project, by default (5 minutes). */
 export const ERROR_BACKOFF_MAX_MS = 300_000;
 

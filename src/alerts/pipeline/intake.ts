@@ -178,7 +178,7 @@ function openSilences(silences: Config["silences"], nowMs: number): OpenSilence[
  * The hold stage: the failures that joined an incident held from the sinks in `holding`,
  * recorded as silenced there (so that their recoveries are held too), not sent.
  */
-export function held(
+function held(
   routed: RoutedAlerts,
   marks: readonly IncidentMark[],
   holding: ReadonlySet<string>,
