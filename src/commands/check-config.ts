@@ -16,9 +16,11 @@ import {
 import {
   displayUrl,
   NO_COMPUTES,
+  NO_OTLP,
   type AccountProjects,
   type ComputeConnection,
   type ResolvedComputes,
+  type ResolvedOtlp,
   type Config,
   type ResolvedAccount,
   type SilenceConfig,
@@ -45,7 +47,7 @@ export const checkConfigCommand: Command = {
       metricNames: true,
     });
     if (loaded.kind === "exit") return loaded.code;
-    const { config, accounts, sinks, web, computes } = loaded;
+    const { config, accounts, sinks, web, computes, otlp } = loaded;
     const out = (line: string) => process.stdout.write(line + "\n");
     out("configuration is valid");
     if (config.accounts === undefined) {
@@ -63,6 +65,7 @@ export const checkConfigCommand: Command = {
       `  sinks:     ${sinks.length === 0 ? "none (no alerts)" : sinks.map((s) => `${s.config.name} (${s.config.kind})`).join(", ")}`,
     );
     for (const line of describeComputes(config, computes ?? NO_COMPUTES)) out(line);
+    out(`  otlp:      ${describeOtlp(otlp ?? NO_OTLP)}`);
     if (config.silences.length === 0) out("  silences:  none");
     else {
       out("  silences:");
@@ -241,4 +244,20 @@ function describe(error: unknown, keyVariable: string): string {
   if (!(error instanceof Error)) return String(error);
   const e = error as Error & { status?: number };
   return e.status === 401 ? `${e.message} (check ${keyVariable})` : e.message;
+}
+
+/** Where spans and metrics go, or `off`; the headers by name only (their values are secrets). */
+function describeOtlp(otlp: ResolvedOtlp): string {
+  const { traces, metrics } = otlp;
+  if (traces === undefined && metrics === undefined) return "off (no endpoint set)";
+  const headers = (h: Readonly<Record<string, string>>) =>
+    Object.keys(h).length === 0 ? "" : `, headers ${Object.keys(h).join(", ")}`;
+  return [
+    traces === undefined
+      ? "traces off"
+      : `traces to ${displayUrl(traces.url)} (${traces.protocol}${headers(traces.headers)})`,
+    metrics === undefined
+      ? "metrics off"
+      : `metrics to ${displayUrl(metrics.url)} every ${metrics.intervalMs / 1000}s (${metrics.protocol}${headers(metrics.headers)})`,
+  ].join("; ");
 }

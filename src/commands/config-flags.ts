@@ -14,6 +14,7 @@ import {
   accountVariables,
   computeVariables,
   resolveComputes,
+  resolveOtlp,
   resolveSinks,
   secretFiles,
   sinkVariables,
@@ -230,15 +231,17 @@ async function loadSettings(
   const computes = await attempt(() =>
     resolveComputes(valid, readSecrets(withSecrets, more(computeVariables(valid)))),
   );
+  const otlp = await attempt(() => resolveOtlp(valid, withSecrets));
   if (
     errors.length > 0 ||
     accounts === undefined ||
     sinks === undefined ||
-    computes === undefined
+    computes === undefined ||
+    otlp === undefined
   ) {
     throw combined(errors, failed);
   }
-  return { config: valid, accounts, sinks, web, computes };
+  return { config: valid, accounts, sinks, web, computes, otlp };
 }
 
 /**

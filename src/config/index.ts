@@ -3,7 +3,8 @@
  * `schema.ts` with the checks across sections (`cross-checks.ts`), durations, and loading from
  * YAML, environment and command line with every problem listed by path in our own words
  * (`problems.ts`, with what each setting expects from `setting-hints.ts`), the accounts' API
- * keys, the sinks' secrets, the compute probe's connections (`computes.ts`), the silences (and
+ * keys, the sinks' secrets, the compute probe's connections (`computes.ts`), the OpenTelemetry export's targets
+ * (`otlp.ts`), the silences (and
  * the cron expressions of recurring ones), the web configuration file, and what a reload may
  * change while running.
  */
@@ -37,6 +38,8 @@ export * from "./load.js";
 export * from "./sinks.js";
 export * from "./accounts.js";
 export * from "./computes-schema.js";
+export * from "./otlp-schema.js";
+export * from "./otlp.js";
 export * from "./computes.js";
 export * from "./secret-files.js";
 export * from "./display-url.js";

@@ -96,7 +96,74 @@ export const ENVIRONMENT: readonly {
   { name: "PGCP_WEB_CONFIG_FILE", path: ["web", "configFile"], parse: (v) => v },
   { name: "PGCP_POLL_INTERVAL", path: ["poll", "interval"] },
   { name: "PGCP_LOG_LEVEL", path: ["log", "level"] },
+  // OpenTelemetry's standard variables (docs/opentelemetry.md); the headers are secrets (`otlp.ts`).
+  { name: "OTEL_EXPORTER_OTLP_ENDPOINT", path: ["otlp", "endpoint"], parse: (v) => v },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    path: ["otlp", "traces", "endpoint"],
+    parse: (v) => v,
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    path: ["otlp", "metrics", "endpoint"],
+    parse: (v) => v,
+  },
+  { name: "OTEL_EXPORTER_OTLP_PROTOCOL", path: ["otlp", "protocol"], parse: (v) => v },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    path: ["otlp", "traces", "protocol"],
+    parse: (v) => v,
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    path: ["otlp", "metrics", "protocol"],
+    parse: (v) => v,
+  },
+  { name: "OTEL_EXPORTER_OTLP_TIMEOUT", path: ["otlp", "timeout"], parse: fromMilliseconds },
+  { name: "OTEL_SERVICE_NAME", path: ["otlp", "serviceName"], parse: (v) => v },
+  { name: "OTEL_RESOURCE_ATTRIBUTES", path: ["otlp", "resourceAttributes"], parse: parseKeyValues },
+  {
+    name: "OTEL_METRIC_EXPORT_INTERVAL",
+    path: ["otlp", "metrics", "interval"],
+    parse: fromMilliseconds,
+  },
+  { name: "OTEL_TRACES_EXPORTER", path: ["otlp", "traces", "enabled"], parse: exporterChoice },
+  { name: "OTEL_METRICS_EXPORTER", path: ["otlp", "metrics", "enabled"], parse: exporterChoice },
 ];
+
+/** A duration in milliseconds, as OpenTelemetry's variables give one, in seconds. */
+function fromMilliseconds(text: string): unknown {
+  return /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) / 1000 : text;
+}
+
+/**
+ * `key=value,key=value` as OpenTelemetry's variables list pairs (values percent-encoded), as a
+ * mapping; the text itself when it is not one, for the schema to refuse.
+ */
+export function parseKeyValues(text: string): unknown {
+  const out: Record<string, string> = {};
+  for (const item of text.split(",")) {
+    if (item.trim() === "") continue;
+    const at = item.indexOf("=");
+    if (at <= 0) return text;
+    try {
+      out[decodeURIComponent(item.slice(0, at).trim())] = decodeURIComponent(
+        item.slice(at + 1).trim(),
+      );
+    } catch {
+      return text;
+    }
+  }
+  return out;
+}
+
+/** `OTEL_*_EXPORTER`: `otlp` exports, `none` does not; anything else is refused as it is. */
+function exporterChoice(text: string): unknown {
+  const choice = text.trim().toLowerCase();
+  if (choice === "otlp") return true;
+  if (choice === "none") return false;
+  return `${text} (only otlp and none are supported)`;
+}
 
 /** `all`, or a comma-separated list of project ids (blanks ignored). */
 export function parseProjectList(text: string): "all" | string[] {

@@ -1,7 +1,7 @@
 /**
  * The configuration schema, whole: every setting with its default. Each section's schema comes
  * from its own module (`accounts-schema.ts`, `poll-schema.ts`, `state-schema.ts`,
- * `server-schema.ts`, `alerts-schema.ts`, `sinks-schema.ts`, `computes-schema.ts`,
+ * `server-schema.ts`, `alerts-schema.ts`, `sinks-schema.ts`, `computes-schema.ts`, `otlp-schema.ts`,
  * `silences.ts`); the few settings of no section (discovery, the archive, the log) are here, as
  * are the checks across sections (`cross-checks.ts`) run on the whole. The YAML file, the
  * environment and the command line are merged into one object (in that order, later wins) and
@@ -14,6 +14,7 @@ import { computesSchema } from "./computes-schema.js";
 import { checkAccounts, checkComputeListings, checkHistory } from "./cross-checks.js";
 import { durationSchema, positiveDuration } from "./duration.js";
 import { pollSchema, stuckSchema } from "./poll-schema.js";
+import { otlpSchema } from "./otlp-schema.js";
 import { listenSchema, metricsSchema, statusSchema, webSchema } from "./server-schema.js";
 import { silencesSchema } from "./silences.js";
 import { sinkSchema } from "./sinks-schema.js";
@@ -84,6 +85,11 @@ export const configSchema = z
     computes: computesSchema.prefault({}),
     status: statusSchema,
     metrics: metricsSchema,
+    /**
+     * The OpenTelemetry export (off unless an endpoint is set): operations and incidents as
+     * spans, the metrics over OTLP (`otlp-schema.ts`).
+     */
+    otlp: otlpSchema.prefault({}),
     log: z
       .object({
         level: z

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, type RawConfig } from "./load.js";
 import type { Config } from "./schema.js";
+import { OTLP_HEADER_VARIABLES } from "./otlp-schema.js";
 import { SINK_ENVIRONMENT } from "./sinks-schema.js";
 
 /** The secret variables the configuration itself reads (sinks may name more). */
@@ -17,6 +18,7 @@ export const SECRET_VARIABLES: readonly string[] = [
   SINK_ENVIRONMENT.webhook.secret,
   SINK_ENVIRONMENT.pagerduty.routingKey,
   SINK_ENVIRONMENT.alertmanager.urls,
+  ...Object.values(OTLP_HEADER_VARIABLES),
 ];
 
 /**
@@ -135,5 +137,11 @@ export function secretsInFile(file: RawConfig): string[] {
       }
     }
   });
+  const otlp = file.otlp;
+  if (typeof otlp === "object" && otlp !== null && "headers" in otlp) {
+    problems.push(
+      `otlp.headers: a secret is not read from the file: set ${OTLP_HEADER_VARIABLES.all} (or ${OTLP_HEADER_VARIABLES.all}_FILE)`,
+    );
+  }
   return problems;
 }

@@ -1,5 +1,6 @@
 import type { ResolvedAccount } from "./accounts.js";
 import type { ResolvedComputes } from "./computes.js";
+import type { ResolvedOtlp } from "./otlp.js";
 import type { Config } from "./schema.js";
 import type { ResolvedSink } from "./sinks.js";
 import type { WebSecurity } from "./web-config.js";
@@ -14,4 +15,6 @@ export interface Settings {
   readonly web: WebSecurity | undefined;
   /** How each account's computes are probed, with the passwords; absent: none is probed. */
   readonly computes?: ResolvedComputes;
+  /** The OpenTelemetry export's targets, with the headers; absent: resolved from the environment. */
+  readonly otlp?: ResolvedOtlp;
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { firingAlertSchema } from "./firing.js";
 import { alertSchema, MAX_ALSO_RESOLVES } from "./alert-record.js";
 import { incidentRecordSchema } from "./incident-record.js";
+import { queuedSpanSchema, spanDeadLetterSchema } from "./span-record.js";
 
 /** Format name and version written into every state document. */
 export const STATE_FORMAT = "pgcp-exporter/project-state";
@@ -177,5 +178,12 @@ export const projectStateSchema = z.object({
    * incidents it carries (`incident-record.ts`). Absent when there are none.
    */
   incidents: incidentRecordSchema.optional(),
+  /**
+   * Spans waiting for the OpenTelemetry collector (`span-record.ts`), committed like the outbox.
+   * Absent when there are none.
+   */
+  spans: z.array(queuedSpanSchema).optional(),
+  /** The most recent spans the export gave up on (bounded). Absent when there are none. */
+  spanDeadLetters: z.array(spanDeadLetterSchema).optional(),
 });
 export type ProjectState = z.infer<typeof projectStateSchema>;

@@ -4,7 +4,7 @@
  * accounting rules, `walk.ts` the cursor walk and the checks of its answers, `record-bounds.ts`
  * what is kept of a record, `poll.ts` one poll (its contract in `poll-types.ts`; the walk's
  * bounds and checkpoint in `checkpoint.ts`, the follow-ups in `follow.ts`, the alerts it raises
- * in `poll-alerts.ts`), and
+ * in `poll-alerts.ts`, the attempts that ended in `attempts.ts`), and
  * `project-sync.ts` the load-poll-commit step. `observer.ts` is what the daemon reports as it
  * runs, and `project-views.ts` what those reports say of each project's health, shared by the
  * metrics and the status page; `compute-views.ts` is what the compute probe reports of each
@@ -14,6 +14,7 @@ export * from "./transitions.js";
 export * from "./tracker.js";
 export * from "./totals.js";
 export * from "./position.js";
+export * from "./attempts.js";
 export { poll } from "./poll.js";
 export type {
   AlertContext,
@@ -23,6 +24,7 @@ export type {
   PollResult,
   RoutedAlerts,
   SilencedAlert,
+  SpanContext,
 } from "./poll-types.js";
 export * from "./project-sync.js";
 export { WalkError, type WalkErrorKind, type WalkAnomalyKind } from "./walk.js";

@@ -3,8 +3,15 @@
  * options, the alert hook's contract (`RoutedAlerts`, `AlertContext`), and its result.
  */
 import type { Operation, OperationsPage } from "../contract/index.js";
-import type { Alert, IncidentMark, OutboxEntry, ProjectState } from "../store/index.js";
+import type {
+  Alert,
+  IncidentMark,
+  OutboxEntry,
+  ProjectState,
+  SpanRecord,
+} from "../store/index.js";
 import type { AnomalyCount } from "./anomalies.js";
+import type { EndedAttempt } from "./attempts.js";
 import type { TrackerOptions } from "./tracker.js";
 import type { Transition } from "./transitions.js";
 
@@ -49,6 +56,18 @@ export interface PollOptions extends TrackerOptions {
   readonly alertsFor?: (transitions: readonly Transition[], context: AlertContext) => RoutedAlerts;
   /** The project's region as read now (undefined while unknown: the committed one stands). */
   readonly regionOf?: (projectId: string) => string | undefined;
+  /**
+   * Turns the attempts a poll saw end into spans for the OpenTelemetry export, committed with
+   * the checkpoint (history counted by a backfill included: every counted arrival is a span).
+   * Absent: the export is off and nothing is queued.
+   */
+  readonly spansFor?: (attempts: readonly EndedAttempt[], context: SpanContext) => SpanRecord[];
+}
+
+/** What the span hook is told beside the attempts. */
+export interface SpanContext {
+  /** The project's region: as read now, else as committed; undefined while never read. */
+  readonly regionId: string | undefined;
 }
 
 /** What the alert hook made of a poll's transitions. */
@@ -104,6 +123,8 @@ export interface PollResult {
   readonly state: ProjectState;
   /** New alerts for the outbox, raised by this poll's transitions. */
   readonly alerts: readonly OutboxEntry[];
+  /** New spans for the span queue, one per attempt that ended (none while the export is off). */
+  readonly spans: readonly SpanRecord[];
   /** Alerts this poll raised that silences kept from sinks (each alert once per sink). */
   readonly silenced: readonly SilencedAlert[];
   /** Its failures that may group into a platform incident (see `RoutedAlerts`). */

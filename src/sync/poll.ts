@@ -12,6 +12,7 @@
 import { PERIODIC_OPERATION_ACTIONS, type OperationsPage } from "../contract/index.js";
 import type { Backfill, Position, ProjectState, Segment } from "../store/index.js";
 import { AnomalyTally } from "./anomalies.js";
+import { endedAttempts } from "./attempts.js";
 import { nextCheckpoint, nextState, misdatedEntries, walkBounds, walkDown } from "./checkpoint.js";
 import { follow } from "./follow.js";
 import { fromStored, toStored, type Followed, type RecordVisitor } from "./followed.js";
@@ -179,9 +180,11 @@ function settle(context: {
     totals: addTransitions(previous?.totals ?? emptyTotals(), found.transitions),
     regionId,
   });
+  const spans = options.spansFor?.(endedAttempts(found.transitions), { regionId }) ?? [];
   return {
     state,
     alerts: raised.entries,
+    spans,
     silenced: raised.silenced,
     incidentMarks: raised.incidentMarks ?? [],
     transitions: found.transitions,

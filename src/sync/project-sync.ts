@@ -7,7 +7,7 @@
  * outbox. Their commits are serialised here, and each builds on the latest committed state, so
  * a poll never undoes an acknowledgement that happened while it was walking.
  */
-import { addToOutbox, withIncidentMarks } from "../store/index.js";
+import { addToOutbox, addToSpanQueue, withIncidentMarks } from "../store/index.js";
 import {
   StateFileError,
   type DeadLetter,
@@ -15,6 +15,8 @@ import {
   type IncidentRecord,
   type OutboxEntry,
   type ProjectState,
+  type QueuedSpan,
+  type SpanDeadLetter,
   type StateStore,
 } from "../store/index.js";
 import { restoreTotals } from "./totals.js";
@@ -39,6 +41,8 @@ export type StepOutcome =
       readonly result: PollResult;
       /** New alerts the full outbox had no room for. */
       readonly dropped: readonly OutboxEntry[];
+      /** New spans the full span queue had no room for (none when absent). */
+      readonly droppedSpans?: number;
     }
   | { readonly kind: "blocked"; readonly error: StateFileError }
   | { readonly kind: "poll_failed"; readonly error: unknown }
@@ -52,6 +56,8 @@ export interface OutboxChange {
   readonly firing?: FiringAlert[];
   /** The platform incidents' record, when the change touches it (undefined: none left). */
   readonly incidents?: IncidentRecord | undefined;
+  /** The span queue and its dead letters, when the change touches them (the span export's). */
+  readonly spanQueue?: { readonly queue: QueuedSpan[]; readonly deadLetters: SpanDeadLetter[] };
 }
 
 export class ProjectSync {
@@ -129,14 +135,22 @@ export class ProjectSync {
         result.alerts,
         this.outboxLimit,
       );
+      // The export takes spans from the queue between polls: the poll's go onto the latest.
+      const spans = addToSpanQueue(
+        latest?.spans ?? [],
+        result.spans.map((span) => ({ span, queuedAtMs: nowMs })),
+      );
       const state: ProjectState = withIncidents(
         withFiring(
-          {
-            ...result.state,
-            sequence: (latest?.sequence ?? 0) + 1,
-            outbox,
-            deadLetters: latest?.deadLetters ?? [],
-          },
+          withSpans(
+            {
+              ...result.state,
+              sequence: (latest?.sequence ?? 0) + 1,
+              outbox,
+              deadLetters: latest?.deadLetters ?? [],
+            },
+            { queue: spans.queue, deadLetters: latest?.spanDeadLetters ?? [] },
+          ),
           // Deliveries change the firing set between polls: the latest one is kept.
           latest?.firing ?? [],
         ),
@@ -154,7 +168,12 @@ export class ProjectSync {
         return { kind: "commit_failed", error, result };
       }
       this.current = { kind: "ready", state };
-      return { kind: "committed", result: { ...result, state }, dropped };
+      return {
+        kind: "committed",
+        result: { ...result, state },
+        dropped,
+        droppedSpans: spans.dropped.length,
+      };
     });
   }
 
@@ -171,10 +190,13 @@ export class ProjectSync {
       const latest = this.state;
       if (latest === undefined) return false;
       const changed = change(latest);
-      const { firing, incidents: _incidents, ...lists } = changed;
+      const { firing, incidents: _incidents, spanQueue, ...lists } = changed;
       const next: ProjectState = withIncidents(
         withFiring(
-          { ...latest, ...lists, sequence: latest.sequence + 1, committedAtMs: nowMs },
+          withSpans(
+            { ...latest, ...lists, sequence: latest.sequence + 1, committedAtMs: nowMs },
+            spanQueue ?? { queue: latest.spans ?? [], deadLetters: latest.spanDeadLetters ?? [] },
+          ),
           firing ?? latest.firing ?? [],
         ),
         "incidents" in changed ? changed.incidents : latest.incidents,
@@ -199,6 +221,19 @@ export class ProjectSync {
 function withIncidents(state: ProjectState, incidents: IncidentRecord | undefined): ProjectState {
   const { incidents: _previous, ...rest } = state;
   return incidents === undefined ? rest : { ...rest, incidents };
+}
+
+/** The state with its span queue and span dead letters (each absent when empty). */
+function withSpans(
+  state: ProjectState,
+  spans: { readonly queue: readonly QueuedSpan[]; readonly deadLetters: readonly SpanDeadLetter[] },
+): ProjectState {
+  const { spans: _queue, spanDeadLetters: _dead, ...rest } = state;
+  return {
+    ...rest,
+    ...(spans.queue.length === 0 ? {} : { spans: [...spans.queue] }),
+    ...(spans.deadLetters.length === 0 ? {} : { spanDeadLetters: [...spans.deadLetters] }),
+  };
 }
 
 /** The state with `firing` as its firing set (absent when empty, as the document has it). */

@@ -186,6 +186,7 @@ export function pollResult(s: ProjectState, transitions: Transition[] = []): Pol
     state: s,
     serverNowMs: s.committedAtMs,
     activityMs: [],
+    spans: [],
     alerts: [],
     silenced: [],
     anomalies: [],

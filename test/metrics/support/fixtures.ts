@@ -138,6 +138,7 @@ export function pollResult(state: ProjectState): PollResult {
     state,
     serverNowMs: state.committedAtMs,
     activityMs: [],
+    spans: [],
     alerts: [],
     silenced: [],
     anomalies: [],
