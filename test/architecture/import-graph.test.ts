@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["store"],
   ["config"],
   ["api", "sync", "scheduler", "leases"],
-  ["alerts"],
+  ["alerts", "otlp"],
   ["metrics", "status", "computes"],
   ["server"],
   ["daemon"],
