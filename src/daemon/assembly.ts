@@ -22,6 +22,7 @@ import {
   NO_COMPUTES,
   type Config,
   type ResolvedComputes,
+  type ResolvedOtlp,
   type ResolvedSink,
 } from "../config/index.js";
 import type { LeaseManager, LeaseObserver } from "../leases/index.js";
@@ -72,6 +73,8 @@ export interface DaemonDependencies {
    * it alerts carry ids alone.
    */
   readonly names?: NameLookup;
+  /** The OpenTelemetry export (see `resolveOtlp`); without traces, no span is queued. */
+  readonly otlp?: ResolvedOtlp;
 }
 
 export interface DaemonAssembly {
