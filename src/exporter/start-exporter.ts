@@ -11,9 +11,11 @@ import {
   planReload,
   resolveAccounts,
   resolveComputes,
+  resolveOtlp,
   resolveSinks,
   type ResolvedAccount,
   type ResolvedComputes,
+  type ResolvedOtlp,
   type Config,
   type ResolvedSink,
   type Settings,
@@ -63,6 +65,8 @@ export interface ExporterOptions {
   readonly sinks?: readonly ResolvedSink[];
   /** How each account's computes are probed; by default resolved from `env`. */
   readonly computes?: ResolvedComputes;
+  /** The OpenTelemetry export's targets with their headers; by default resolved from `env`. */
+  readonly otlp?: ResolvedOtlp | undefined;
   /** The web configuration; by default read from `web.configFile`, if set. */
   readonly web?: WebSecurity | undefined;
   /** More observers of the daemon (the demo's summary). */
@@ -81,6 +85,7 @@ export async function startExporter(
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
   const accounts = opts.accounts ?? resolveAccounts(config, opts.env ?? process.env);
   const computes = opts.computes ?? resolveComputes(config, opts.env ?? process.env);
+  const otlp = opts.otlp ?? resolveOtlp(config, opts.env ?? process.env);
   const apiKeys = accounts.map((a) => a.key);
   const clock = opts.clock ?? systemClock;
   const web =
@@ -118,6 +123,8 @@ export async function startExporter(
     names: projects,
     notifierObserver: counts.notifierObserver,
     leaseObserver: counts.leaseObserver,
+    otlp,
+    otlpObserver: counts.otlpObserver,
     clock,
   });
   // Rendered before the committed state is loaded, but never served: /metrics answers 503
