@@ -378,6 +378,8 @@ function alertPipeline(
     projectName: (projectId) => deps.names?.projectName(projectId),
     logger,
     clock,
+    // The traces are settled at the start (a reload does not change them).
+    queueSpans: deps.otlp?.traces !== undefined,
   });
   const components: Component[] = [
     {
