@@ -3,9 +3,13 @@
  * OTLP (docs/opentelemetry.md). `ids.ts` derives every span's ids from what it is about (and
  * reads W3C trace context); `span-data.ts` maps a span record to OpenTelemetry's span;
  * `transport.ts` builds the OTLP/HTTP exporters of OpenTelemetry's packages and classifies their
- * failures; `observer.ts` is what the `pgcp_otlp_*` metrics hear.
+ * failures; `observer.ts` is what the `pgcp_otlp_*` metrics hear. `final-attempt.ts` makes the
+ * span record of an operation's last attempt from its record alone, and `send-once.ts` sends
+ * spans once, bounded, for a command that exits after (`wait`).
  */
 export * from "./ids.js";
 export * from "./span-data.js";
 export * from "./transport.js";
 export * from "./observer.js";
+export * from "./final-attempt.js";
+export * from "./send-once.js";

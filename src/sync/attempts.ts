@@ -22,6 +22,16 @@ export interface EndedAttempt {
   readonly endMs: number;
 }
 
+/**
+ * The attempt a record read in `status` with `failuresCount` is in: the F-th when read in
+ * `failed` or `error` (the first when the service did not raise the count), else F + 1. Shared
+ * with `wait`'s spans, so that a CI job's span and the exporter's are the same attempt.
+ */
+export function attemptOf(status: string, failuresCount: number): number {
+  const inFailure = status === "failed" || status === "error";
+  return inFailure ? Math.max(failuresCount, 1) : failuresCount + 1;
+}
+
 /** The attempts the `ended` transitions of a poll tell of, in the order found. */
 export function endedAttempts(transitions: readonly Transition[]): EndedAttempt[] {
   // The arrival read directly is the last `ended` of its operation in a status it is read in.
@@ -31,8 +41,7 @@ export function endedAttempts(transitions: readonly Transition[]): EndedAttempt[
   for (const t of transitions) {
     if (t.kind !== "ended") continue;
     const { op } = t;
-    const inFailure = op.status === "failed" || op.status === "error";
-    const current = inFailure ? Math.max(op.failuresCount, 1) : op.failuresCount + 1;
+    const current = attemptOf(op.status, op.failuresCount);
     if (t.status === op.status && lastEnded.get(op.id) === t) {
       out.push({ op, status: t.status, attempt: current, endMs: op.updatedAtMs });
       continue;
