@@ -25,7 +25,8 @@ export interface EndedAttempt {
 /**
  * The attempt an operation is in when read in `status` with `failuresCount` (the header's rule):
  * the one place it is written, so that a span's attempt and the attempt a failure alert tells of
- * (the platform incident's links, `alerts/rules/incident-span.ts`) are always the same number.
+ * (the platform incident's links, `alerts/rules/incident-span.ts`) and `wait`'s spans are always
+ * the same number.
  */
 export function attemptOf(status: string, failuresCount: number): number {
   return status === "failed" || status === "error" ? Math.max(failuresCount, 1) : failuresCount + 1;
