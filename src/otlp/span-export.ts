@@ -30,6 +30,7 @@ import type { OutboxChange } from "../sync/index.js";
 import { PACKAGE } from "../version.js";
 import { SILENT_OTLP_OBSERVER, type OtlpObserver, type SpanGiveUpReason } from "./observer.js";
 import { readableSpan } from "./span-data.js";
+import { withoutSecrets } from "./send-once.js";
 import { exportOnce, traceExporter, type ExportOutcome } from "./transport.js";
 
 /** A project whose span queue the export drains (the roster's outbox owner is one). */
@@ -224,8 +225,10 @@ export class SpanExport {
   /** After a failed export: whether to go on at once (a smaller batch) or wait. */
   async #failed(
     batch: readonly { owner: SpanQueueOwner; spans: readonly QueuedSpan[] }[],
-    outcome: Exclude<ExportOutcome, { ok: true }>,
+    failure: Exclude<ExportOutcome, { ok: true }>,
   ): Promise<boolean> {
+    // A collector may echo a token back in the body of its refusal.
+    const outcome = { ...failure, detail: withoutSecrets(failure.detail, this.options.target) };
     const count = batch.reduce((n, b) => n + b.spans.length, 0);
     this.#observer.exportFailed("traces", outcome.reason);
     if (outcome.reason === "too_large" && count > 1) {
