@@ -21,6 +21,7 @@ import {
 } from "../../../src/config/index.js";
 import { createDaemon, type Daemon } from "../../../src/daemon/index.js";
 import { apiClientFor } from "../../../src/exporter/backend.js";
+import { incidentSpanIds, operationSpanIds } from "../../../src/otlp/index.js";
 import {
   FileStateStore,
   type IncidentMark,
@@ -292,6 +293,44 @@ describe("a platform incident's span", () => {
           .map((q) => ({ projectId, span: q.span })),
       );
       expect(onDisk).toEqual([queued]);
+
+      // The collector is back: the span reaches it with the derived ids and a link to the span
+      // of each failed attempt, and leaves the queue.
+      collector.setFallback({
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      daemon = await startDaemon(stateDir, projects, true, watch);
+      const ids = incidentSpanIds(incidentId!);
+      const [sent] = (
+        await collector.waitForSpans((spans) => spans.some((x) => x.spanId === ids.spanId), 20_000)
+      ).filter((x) => x.spanId === ids.spanId);
+      expect(sent?.traceId).toBe(ids.traceId);
+      expect(sent?.name).toBe("platform_incident");
+      // Times in nanoseconds (the records keep milliseconds, fractions included).
+      expect(Number(sent?.startNs) / 1e6).toBeCloseTo(expected.startMs, 3);
+      expect(Number(sent?.endNs) / 1e6).toBeCloseTo(expected.endMs, 3);
+      expect(sent?.attributes).toMatchObject({
+        "pgcp.incident.id": incidentId,
+        "pgcp.incident.failures": 5,
+        "pgcp.incident.project_count": 4,
+        "pgcp.region.id": region,
+      });
+      expect(new Set(sent?.links.map((l) => `${l.traceId}/${l.spanId}`))).toEqual(
+        new Set(
+          failedAttempts.map((a) => {
+            const link = operationSpanIds(a.operationId, a.attempt);
+            return `${link.traceId}/${link.spanId}`;
+          }),
+        ),
+      );
+      await waitFor("the carrier's queue emptied of it", () =>
+        statesOf(daemon, projects).every(
+          (st) => !(st.spans ?? []).some((q) => q.span.kind === "incident"),
+        ),
+      );
+      await stop(daemon);
     },
   );
 
