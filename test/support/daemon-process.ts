@@ -2,7 +2,7 @@
  * The real daemon (`node dist/cli.js run --config FILE`) as a child process, for the tests
  * that kill it, restart it or run several: what it writes, its JSON log lines as they come, a
  * wait for one of them, a stop that waits for the exit, and a group that kills whatever is
- * still running when a test ends. It gets the caller's environment without any PGCP_* variable
+ * still running when a test ends. It gets the caller's environment without any PGCP_* or OTEL_* variable
  * (those of the person running the tests must not leak in), plus the `env` given.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -82,7 +82,9 @@ export function spawnDaemon<L extends DaemonLogLine = DaemonLogLine>(
   options: DaemonOptions<L> = {},
 ): DaemonProcess<L> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("PGCP_")),
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith("PGCP_") && !name.startsWith("OTEL_"),
+    ),
   );
   const child = spawn(
     process.execPath,
