@@ -3,7 +3,8 @@
  * parts built before it: what hears the daemon (the project views, the metrics' counts,
  * readiness's and the status page's trackers), the daemon (the API clients, the state store),
  * what reads the daemon's parts (the metrics' exposition, readiness, the status page), the HTTP
- * server, and the reloads of its configuration. Commands parse flags and call `startExporter`.
+ * server, the push of the metrics over OTLP, and the reloads of its configuration. Commands
+ * parse flags and call `startExporter`.
  */
 import {
   loadWebConfig,
@@ -11,9 +12,11 @@ import {
   planReload,
   resolveAccounts,
   resolveComputes,
+  resolveOtlp,
   resolveSinks,
   type ResolvedAccount,
   type ResolvedComputes,
+  type ResolvedOtlp,
   type Config,
   type ResolvedSink,
   type Settings,
@@ -23,6 +26,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { countMetrics, exposeMetrics, type ExporterMetrics } from "../metrics/index.js";
+import { SILENT_OTLP_OBSERVER, startMetricsPush, type OtlpObserver } from "../otlp/index.js";
 import {
   nudgeRoute,
   startServer,
@@ -69,6 +73,10 @@ export interface ExporterOptions {
   readonly observers?: readonly DaemonObserver[];
   /** The process's clocks (default the system's); tests step its wall clock. */
   readonly clock?: Clock;
+  /** The OpenTelemetry export's targets, with the headers; by default resolved from `env`. */
+  readonly otlp?: ResolvedOtlp;
+  /** Hears the OpenTelemetry export (default: nothing does). */
+  readonly otlpObserver?: OtlpObserver;
 }
 
 /** Starts the exporter for a validated configuration (`run`, the demo and tests). */
@@ -81,6 +89,7 @@ export async function startExporter(
   const sinks = opts.sinks ?? resolveSinks(config, opts.env ?? process.env);
   const accounts = opts.accounts ?? resolveAccounts(config, opts.env ?? process.env);
   const computes = opts.computes ?? resolveComputes(config, opts.env ?? process.env);
+  const otlp = opts.otlp ?? resolveOtlp(config, opts.env ?? process.env);
   const apiKeys = accounts.map((a) => a.key);
   const clock = opts.clock ?? systemClock;
   const web =
@@ -171,6 +180,19 @@ export async function startExporter(
     { url: server.url },
     "serving the status page, /metrics, /healthz, /readyz and POST /-/nudge",
   );
+  // Once /metrics is served, for the same reason: a push before the committed state is loaded
+  // would show its counters at zero.
+  const metricsPush =
+    otlp.metrics === undefined
+      ? undefined
+      : startMetricsPush({
+          target: otlp.metrics,
+          resource: otlp.resource,
+          families: () => metrics.families(),
+          logger,
+          observer: opts.otlpObserver ?? SILENT_OTLP_OBSERVER,
+          clock,
+        });
 
   let current = config;
   const reloader = createReloader({
@@ -203,6 +225,8 @@ export async function startExporter(
     reload: (load) => reloader.reload(load),
     async stop() {
       await daemon.stop();
+      // After the daemon, so that the final push carries its last counts.
+      await metricsPush?.stop();
       await server.close();
       metrics.close();
     },
