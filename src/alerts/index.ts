@@ -3,9 +3,9 @@
  *
  * - `rules/`: pure decisions: the rules that turn transitions into alerts and route them to
  *   sinks (`rules.ts`), the compute probe's advice as an alert (`advice.ts`), platform incidents
- *   (failures of one action in one region across many projects, `incidents.ts`), names beside
- *   ids (`names.ts`), and when a silence's window is open (`silence-window.ts`, over the wall
- *   clocks of `zone-clock.ts`);
+ *   (failures of one action in one region across many projects, `incidents.ts`, and the span of
+ *   one that resolved, `incident-span.ts`), names beside ids (`names.ts`), and when a silence's
+ *   window is open (`silence-window.ts`, over the wall clocks of `zone-clock.ts`);
  * - `sinks/`: the integrations (Slack, webhook, PagerDuty, Alertmanager), each one attempt per
  *   call, and what a sink is (`sink.ts`);
  * - `pipeline/`: from intake to settlement: the one way in (`intake.ts`: name → route → hold →
@@ -31,6 +31,7 @@ export {
 export { createSinks } from "./setup.js";
 export { withNames } from "./rules/names.js";
 export * from "./rules/incidents.js";
+export * from "./rules/incident-span.js";
 export { IncidentDesk, type IncidentDeskOptions } from "./pipeline/incident-desk.js";
 export { IncidentLedger, type IncidentLedgerOptions } from "./pipeline/incident-ledger.js";
 export {

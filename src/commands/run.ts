@@ -33,7 +33,7 @@ export const runCommand: Command = {
   async run(argv) {
     const loaded = await loadFromArgs("run", HELP, argv);
     if (loaded.kind === "exit") return loaded.code;
-    const { config, sinks, web } = loaded;
+    const { config, sinks, web, otlp } = loaded;
     // A state directory that cannot be written would leave a process that looks alive and
     // commits nothing: it is refused before anything starts (check-config checks it too).
     const stateProblem = await unwritableStateDirectory(config);
@@ -51,7 +51,7 @@ export const runCommand: Command = {
     logger.debug({ v8Flags, memorySaver: saver.choice }, "V8 flags");
     let exporter: RunningExporter;
     try {
-      exporter = await startExporter(config, { logger, sinks, web });
+      exporter = await startExporter(config, { logger, sinks, web, otlp });
     } catch (error) {
       saver.stop();
       logger.fatal(errorFields(error), "exporter could not start");

@@ -1,7 +1,10 @@
 /**
  * The command line of `pgcp-exporter wait`, read into what to wait for: which project, which
  * operations (ids, or the open ones, maybe on one branch or endpoint), how often, how long, the
- * retry grace and the output. Every problem is a sentence naming the flag; nothing is read yet.
+ * retry grace, the output and the trace context to export spans under; or, with
+ * `--print-trace-ids`, which operation's span ids to print. Every problem is a sentence naming
+ * the flag; nothing is read yet. A malformed `--traceparent` is no problem here: tracing never
+ * fails the wait, so it is warned about when the spans are sent (`wait-trace.ts`).
  */
 import { parseArgs } from "node:util";
 import { RESOURCE_ID_PATTERN, idSchema } from "../contract/index.js";
@@ -9,6 +12,7 @@ import { parseDuration } from "../config/index.js";
 import { flagProblem } from "./usage.js";
 
 export const WAIT_HELP = `usage: pgcp-exporter wait --project P (--operation ID ... | --open) [options]
+       pgcp-exporter wait --print-trace-ids ID [--attempt N]
 
 Waits until the control plane's operations have ended, polling about every 5 s, and exits 0
 when all finished (or were skipped), 1 when one failed, 3 on timeout.
@@ -28,6 +32,17 @@ options:
   --exporter URL       a running exporter to nudge (POST /-/nudge) when the wait starts and
                        when it ends, so that it polls the project at once; basic auth as
                        https://user:password@host:9642 (a failed nudge is only a warning)
+  --traceparent VALUE  the W3C trace context to export the operations' spans under (default
+                       the TRACEPARENT variable, which CI tracing tools set)
+  --print-trace-ids ID print the span ids the operation ID gets, as JSON, and exit (no API
+                       call): its trace id and the span id of one attempt
+  --attempt N          with --print-trace-ids: the attempt (default 1, the first)
+
+Tracing: with an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or http/json,
+OTEL_EXPORTER_OTLP_HEADERS), each operation that ended is exported as a span, a child of the
+trace context when one is given. A malformed context or a collector that fails is a warning:
+the exit status is the wait's.
 
 Durations: seconds, or a value like 500ms, 30s, 5m, 1h30m.
 The API key comes from PGCP_API_KEY (or the file PGCP_API_KEY_FILE names), the address from
@@ -52,10 +67,19 @@ export interface WaitRequest {
   readonly output: WaitOutput;
   /** A running exporter to nudge at the start and the end. */
   readonly exporterUrl?: string;
+  /** `--traceparent`, as given (it is read, and warned about, when spans are sent). */
+  readonly traceParent?: string;
+}
+
+/** `--print-trace-ids`: the ids of one attempt of an operation. */
+export interface TraceIdsRequest {
+  readonly operationId: string;
+  readonly attempt: number;
 }
 
 export type WaitArgs =
   | { readonly kind: "request"; readonly request: WaitRequest }
+  | { readonly kind: "print_trace_ids"; readonly request: TraceIdsRequest }
   | { readonly kind: "help" }
   | { readonly kind: "usage_error"; readonly problems: readonly string[] };
 
@@ -70,6 +94,9 @@ const OPTIONS = {
   "retry-grace": { type: "string", default: "0s" },
   output: { type: "string", default: "text" },
   exporter: { type: "string" },
+  traceparent: { type: "string" },
+  "print-trace-ids": { type: "string" },
+  attempt: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -82,6 +109,13 @@ export function parseWaitArgs(argv: readonly string[]): WaitArgs {
     return { kind: "usage_error", problems: [flagProblem(error, Object.keys(OPTIONS))] };
   }
   if (values.help === true) return { kind: "help" };
+  if (values["print-trace-ids"] !== undefined) {
+    const extra = WAIT_ONLY.filter((flag) => values[flag] !== undefined);
+    return traceIdsArgs(values["print-trace-ids"], values.attempt ?? "1", extra);
+  }
+  if (values.attempt !== undefined) {
+    return { kind: "usage_error", problems: ["--attempt goes with --print-trace-ids"] };
+  }
   const problems: string[] = [];
   const resourceId = (flag: string, value: string | undefined): string | undefined => {
     if (value !== undefined && !RESOURCE_ID_PATTERN.test(value)) {
@@ -150,6 +184,35 @@ export function parseWaitArgs(argv: readonly string[]): WaitArgs {
       retryGraceMs,
       output,
       ...(exporterUrl === undefined ? {} : { exporterUrl }),
+      ...(values.traceparent === undefined ? {} : { traceParent: values.traceparent }),
     },
   };
+}
+
+/** The flags that choose operations to wait for, which `--print-trace-ids` does not take. */
+const WAIT_ONLY = ["operation", "open", "branch", "endpoint", "exporter"] as const;
+
+/**
+ * `--print-trace-ids ID [--attempt N]`, given the waiting flags that came with it (`extra`).
+ * `--project` is allowed, and unused: nothing is read.
+ */
+function traceIdsArgs(
+  operationId: string,
+  attemptText: string,
+  extra: readonly string[],
+): WaitArgs {
+  const problems: string[] = [];
+  if (!idSchema.safeParse(operationId).success) {
+    problems.push(`--print-trace-ids ${JSON.stringify(operationId)} is not an operation id`);
+  }
+  const attempt = /^[1-9]\d{0,8}$/.test(attemptText) ? Number(attemptText) : undefined;
+  if (attempt === undefined) {
+    problems.push(`--attempt ${JSON.stringify(attemptText)} is not a positive whole number`);
+  }
+  if (extra.length > 0) {
+    const flags = extra.map((flag) => `--${flag}`).join(", ");
+    problems.push(`--print-trace-ids reads nothing: give it without ${flags}`);
+  }
+  if (problems.length > 0 || attempt === undefined) return { kind: "usage_error", problems };
+  return { kind: "print_trace_ids", request: { operationId, attempt } };
 }

@@ -1,6 +1,7 @@
 /**
  * What `pgcp-exporter wait` prints and the status it exits with: a line per status change, the
- * summary, the JSON document, and what a failure to read the API means. Pure: text in, text out.
+ * summary, the JSON document (with each ended operation's span ids), `--print-trace-ids`'s
+ * line, and what a failure to read the API means. Pure: text in, text out.
  */
 import {
   ApiError,
@@ -9,7 +10,8 @@ import {
   type WaitResult,
   type WaitVerdict,
 } from "../api/index.js";
-import type { Operation } from "../contract/index.js";
+import { isEndStatus, type Operation } from "../contract/index.js";
+import { finalAttemptIds, operationSpanIds, type TraceParent } from "../otlp/index.js";
 
 export const EXIT = {
   succeeded: 0,
@@ -58,19 +60,56 @@ export function summaryLines(
   ];
 }
 
-/** The one document `--output json` prints: the outcome and each operation's final record. */
-export function jsonReport(projectId: string, result: WaitResult, verdict: WaitVerdict): string {
-  const operations: Operation[] = [...result.succeeded, ...result.failed, ...result.pending];
+/**
+ * The one document `--output json` prints: the outcome and each operation's final record; an
+ * operation that ended also has the ids of its last attempt's span (`trace_id` of the
+ * operation's own trace, `span_id`, `attempt`), and `trace_parent` is the CI job's context the
+ * spans were sent under, if any (the spans there have its trace id and the same span ids).
+ */
+export function jsonReport(
+  projectId: string,
+  result: WaitResult,
+  verdict: WaitVerdict,
+  parent?: TraceParent,
+): string {
+  const operations = [...result.succeeded, ...result.failed, ...result.pending].map(withSpanIds);
   return JSON.stringify(
     {
       project_id: projectId,
       result: verdict,
       exit_code: exitCodeOf(verdict),
+      ...(parent === undefined
+        ? {}
+        : { trace_parent: { trace_id: parent.traceId, span_id: parent.spanId } }),
       operations,
     },
     null,
     2,
   );
+}
+
+/** `op` with the ids of its last attempt's span, when it has ended (an open one has none yet). */
+function withSpanIds(op: Operation): Operation & Partial<SpanIdsJson> {
+  if (!isEndStatus(op.status)) return op;
+  const ids = finalAttemptIds(op);
+  return { ...op, trace_id: ids.traceId, span_id: ids.spanId, attempt: ids.attempt };
+}
+
+interface SpanIdsJson {
+  readonly trace_id: string;
+  readonly span_id: string;
+  readonly attempt: number;
+}
+
+/** What `--print-trace-ids` prints: one line of JSON. */
+export function traceIdsReport(operationId: string, attempt: number): string {
+  const ids = operationSpanIds(operationId, attempt);
+  return JSON.stringify({
+    operation_id: operationId,
+    trace_id: ids.traceId,
+    span_id: ids.spanId,
+    attempt,
+  } satisfies SpanIdsJson & { operation_id: string });
 }
 
 /**

@@ -1,18 +1,12 @@
 /**
  * `pgcp-exporter wait`: waits for a project's control-plane operations to end, for CI jobs that
  * must not send a dependent request too early (seed 4.2). The flags are read by `wait-flags.ts`,
- * the decisions are the API client's (`api/operation-watch.ts`), what is printed and the exit
- * status are `wait-report.ts`'s; this is the edge that reads the API and writes the output.
+ * the settings by `wait-settings.ts`, the decisions are the API client's
+ * (`api/operation-watch.ts`), what is printed and the exit status are `wait-report.ts`'s, the
+ * spans sent under the CI job's trace `wait-trace.ts`'s; this is the edge that reads the API and
+ * writes the output.
  */
-import {
-  ConfigError,
-  SECRET_VARIABLES,
-  displayUrl,
-  loadConfig,
-  readSecretFiles,
-  resolveAccounts,
-} from "../config/index.js";
-import type { Config } from "../config/index.js";
+import { ConfigError, displayUrl, resolveAccounts } from "../config/index.js";
 import {
   isNotFound,
   rootAnswersNotFound,
@@ -33,7 +27,10 @@ import {
   jsonReport,
   statusLine,
   summaryLines,
+  traceIdsReport,
 } from "./wait-report.js";
+import { loadWaitSettings, type WaitSettings } from "./wait-settings.js";
+import { planTracing, readTraceContext, sendWaitSpans, type TracePlan } from "./wait-trace.js";
 import { systemClock } from "../clock.js";
 
 export const waitCommand: Command = {
@@ -47,18 +44,22 @@ export const waitCommand: Command = {
       process.stderr.write(usageProblems("wait", args.problems));
       return EXIT.usage;
     }
+    if (args.kind === "print_trace_ids") {
+      process.stdout.write(traceIdsReport(args.request.operationId, args.request.attempt) + "\n");
+      return 0;
+    }
     const { request } = args;
-    let config: Config;
+    let settings: WaitSettings;
     try {
-      config = await loadConfig({
-        env: readSecretFiles(process.env, SECRET_VARIABLES),
-        overrides: { projects: [request.projectId] },
-      });
+      settings = await loadWaitSettings(request.projectId, process.env);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       process.stderr.write(`pgcp-exporter wait: ${error.message}\n`);
       return EXIT.usage;
     }
+    const { config } = settings;
+    const tracing = planTracing(settings, readTraceContext(request.traceParent, process.env));
+    for (const note of tracing.notes) process.stderr.write(`pgcp-exporter wait: ${note}\n`);
     // The single-key settings: PGCP_API_KEY and PGCP_API_URL, as for `run`.
     const [account] = resolveAccounts(config, process.env);
     if (account === undefined) throw new Error("the single-key settings make one account");
@@ -71,7 +72,7 @@ export const waitCommand: Command = {
     try {
       // The exporter follows the operations from their start, and sees their end at once.
       await nudge();
-      const code = await waitFor(client, request);
+      const code = await waitFor(client, request, tracing);
       await nudge();
       return code;
     } catch (error) {
@@ -86,7 +87,11 @@ export const waitCommand: Command = {
   },
 };
 
-async function waitFor(client: ApiClient, request: WaitRequest): Promise<number> {
+async function waitFor(
+  client: ApiClient,
+  request: WaitRequest,
+  tracing: TracePlan,
+): Promise<number> {
   const { projectId, target } = request;
   const text = request.output === "text";
   const out = (line: string) => process.stdout.write(line + "\n");
@@ -119,6 +124,10 @@ async function waitFor(client: ApiClient, request: WaitRequest): Promise<number>
   }
   const verdict = waitVerdict(result);
   if (text) for (const line of summaryLines(result, verdict, request.timeoutMs)) out(line);
-  else out(jsonReport(projectId, result, verdict));
+  else out(jsonReport(projectId, result, verdict, tracing.parent));
+  // After the report, so that the outcome is out at once; the send is bounded by its timeout.
+  const operations = [...result.succeeded, ...result.failed, ...result.pending];
+  const warning = await sendWaitSpans(tracing, operations);
+  if (warning !== undefined) process.stderr.write(`pgcp-exporter wait: ${warning}\n`);
   return exitCodeOf(verdict);
 }

@@ -44,6 +44,14 @@ export const CONFIG_HINTS: SettingHints = {
     example: "{start_compute: 2m}",
   },
   "stuck.actions.*": { example: '"2m"' },
+  "otlp.endpoint": URL_HINT('"http://otel-collector:4318"'),
+  "otlp.traces.endpoint": URL_HINT('"http://otel-collector:4318/v1/traces"'),
+  "otlp.metrics.endpoint": URL_HINT('"http://otel-collector:4318/v1/metrics"'),
+  "otlp.resourceAttributes": {
+    expects: "a mapping of attribute names to values",
+    example: "{deployment.environment.name: production}",
+  },
+  "otlp.resourceAttributes.*": { example: '"production"' },
   "metrics.include": {
     expects: "a list of metric family names",
     example: "[pgcp_operations_total]",

@@ -30,6 +30,9 @@ export function effectsApplier(
         case "alertsDropped":
           notify.alertsDropped(projectId, report.count);
           break;
+        case "spansDropped":
+          notify.spansDropped(projectId, report.count);
+          break;
         case "blocked":
           notify.blocked(projectId, report.error);
           break;

@@ -22,11 +22,13 @@ import {
   NO_COMPUTES,
   type Config,
   type ResolvedComputes,
+  type ResolvedOtlp,
   type ResolvedSink,
 } from "../config/index.js";
 import type { LeaseManager, LeaseObserver } from "../leases/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { isEndStatus } from "../contract/index.js";
+import { SpanExport, spanHook, type OtlpObserver } from "../otlp/index.js";
 import type { ProjectState } from "../store/index.js";
 import {
   broadcast,
@@ -72,6 +74,10 @@ export interface DaemonDependencies {
    * it alerts carry ids alone.
    */
   readonly names?: NameLookup;
+  /** The OpenTelemetry export (see `resolveOtlp`); without traces, no span is queued. */
+  readonly otlp?: ResolvedOtlp;
+  /** Hears the OpenTelemetry export (its metrics). */
+  readonly otlpObserver?: OtlpObserver;
 }
 
 export interface DaemonAssembly {
@@ -84,6 +90,8 @@ export interface DaemonAssembly {
   readonly accounts: readonly AccountRunner[];
   /** The compute probe; it reads nothing while no account's computes are probed. */
   readonly computes: ComputeMonitor;
+  /** Drains the span queues to the OpenTelemetry collector; undefined while traces are off. */
+  readonly spans: SpanExport | undefined;
   /**
    * The parts with a lifecycle, in the order they start (after the state store is open): they
    * stop in reverse, and a reload is applied to each in this order.
@@ -91,16 +99,21 @@ export interface DaemonAssembly {
   readonly components: readonly Component[];
 }
 
-/** The poll options of a configuration, with the intake's hook for the alerts of a poll. */
+/**
+ * The poll options of a configuration, with the intake's hook for the alerts of a poll and, while
+ * spans are exported, the span hook.
+ */
 export function pollOptionsFrom(
   config: Config,
   alertsFor?: PollOptions["alertsFor"],
   names?: NameLookup,
+  spansFor?: PollOptions["spansFor"],
 ): PollOptions {
   const { poll, stuck } = config;
   const projectRegion = names?.projectRegion?.bind(names);
   return {
     ...(alertsFor === undefined ? {} : { alertsFor }),
+    ...(spansFor === undefined ? {} : { spansFor }),
     ...(projectRegion === undefined ? {} : { regionOf: projectRegion }),
     firstPageLimit: poll.firstPageLimit,
     pageLimit: poll.pageLimit,
@@ -164,7 +177,25 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
 
   const pipeline = alertPipeline(config, deps, roster, report.alertsDropped, clock);
   const { delivery, intake } = pipeline;
-  const polls = new PollSettings(config, intake, deps.names);
+  const traces = deps.otlp?.traces;
+  const spans =
+    traces === undefined
+      ? undefined
+      : new SpanExport({
+          target: traces,
+          resource: deps.otlp?.resource ?? {},
+          owner: (projectId) => roster.owner(projectId),
+          projects: () => roster.owners(),
+          logger,
+          clock,
+          observer: deps.otlpObserver,
+        });
+  const polls = new PollSettings(
+    config,
+    intake,
+    deps.names,
+    spans === undefined ? undefined : spanHook(deps.names),
+  );
   // The compute probe hears the listings first-hand: when each arrived decides what it may read.
   const computes = new ComputeMonitor({
     settings: monitorSettings(config, deps.computes ?? NO_COMPUTES),
@@ -181,6 +212,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
   const notify = broadcast([report, computes, directory], onObserverError);
   const wake = (projectId: string) => {
     delivery.notifier.wake(projectId);
+    spans?.wake(projectId);
   };
   const apply = effectsApplier({ notify, logger, fenced });
   /** The projects whose log the API refuses now (a refusal is logged when it starts and ends). */
@@ -265,6 +297,17 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       stop: () => leases?.stop(),
     },
     ...pipeline.components,
+    ...(spans === undefined
+      ? []
+      : [
+          {
+            name: "span export",
+            start: () => {
+              spans.start();
+            },
+            stop: () => spans.stop(),
+          },
+        ]),
     {
       name: "schedulers",
       start: () => {
@@ -287,7 +330,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
       },
     },
   ];
-  return { clock, leases, roster, delivery, accounts, computes, components };
+  return { clock, leases, roster, delivery, accounts, computes, spans, components };
 }
 
 /**
@@ -335,6 +378,8 @@ function alertPipeline(
     projectName: (projectId) => deps.names?.projectName(projectId),
     logger,
     clock,
+    // The traces are settled at the start (a reload does not change them).
+    queueSpans: deps.otlp?.traces !== undefined,
   });
   const components: Component[] = [
     {
@@ -382,8 +427,9 @@ class PollSettings implements Component {
     config: Config,
     private readonly intake: AlertIntake,
     private readonly names: NameLookup | undefined,
+    private readonly spansFor: PollOptions["spansFor"],
   ) {
-    this.#options = pollOptionsFrom(config, intake.pollHook(), names);
+    this.#options = pollOptionsFrom(config, intake.pollHook(), names, spansFor);
   }
 
   get options(): PollOptions {
@@ -391,6 +437,6 @@ class PollSettings implements Component {
   }
 
   applyConfig({ config }: { readonly config: Config }): void {
-    this.#options = pollOptionsFrom(config, this.intake.pollHook(), this.names);
+    this.#options = pollOptionsFrom(config, this.intake.pollHook(), this.names, this.spansFor);
   }
 }

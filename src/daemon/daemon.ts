@@ -15,6 +15,7 @@ import {
   type ResolvedSink,
 } from "../config/index.js";
 import type { LeaseManager } from "../leases/index.js";
+import type { SpanExport } from "../otlp/index.js";
 import { errorFields, type Logger } from "../logger.js";
 import { StateDirectoryInUseError, type StateStore } from "../store/index.js";
 import { isRefusal, storeProblem } from "../store/postgres-problems.js";
@@ -36,6 +37,8 @@ export interface Daemon {
   readonly leases: LeaseManager | undefined;
   /** The compute probe (it reads nothing while no account's computes are probed). */
   readonly computes: ComputeMonitor;
+  /** Drains the span queues to the OpenTelemetry collector; undefined while traces are off. */
+  readonly spans: SpanExport | undefined;
   /**
    * Settles with the reason when the daemon can no longer do its job while it runs (its state
    * directory was taken by another process); never settles otherwise. The process should stop.
@@ -90,6 +93,7 @@ export function createDaemon(config: Config, deps: DaemonDependencies): Daemon {
     notifier: delivery.notifier,
     leases,
     computes,
+    spans: assembly.spans,
     // The file store's lock lost to another process: nothing can be committed any more.
     failed: backend.kind === "file" ? backend.store.lost : new Promise<Error>(() => undefined),
     projects: () => roster.ids(),

@@ -140,12 +140,16 @@ export class ProjectRoster {
   }
 
   /**
-   * Whether a watched project's outbox holds alerts or a firing set: raised by its last poll,
+   * Whether a watched project's outbox holds alerts or a firing set, or its span queue spans:
+   * raised by its last poll,
    * or left pending by a run before (a state just loaded, a lease valid again).
    */
   hasDeliveryWork(projectId: string): boolean {
     const state = this.#projects.get(projectId)?.sync.state;
-    return state !== undefined && (state.outbox.length > 0 || (state.firing?.length ?? 0) > 0);
+    return (
+      state !== undefined &&
+      (state.outbox.length > 0 || (state.firing?.length ?? 0) > 0 || (state.spans?.length ?? 0) > 0)
+    );
   }
 
   /**

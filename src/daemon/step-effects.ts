@@ -13,7 +13,7 @@ import {
 } from "../scheduler/index.js";
 import { errorFields } from "../logger.js";
 import { LeaseLostError } from "../store/fencing.js";
-import type { StateFileError } from "../store/index.js";
+import { SPAN_QUEUE_LIMIT, type StateFileError } from "../store/index.js";
 import { ANOMALY_MEANING, WalkError, type PollResult, type StepOutcome } from "../sync/index.js";
 import type { BaseUrlState } from "./base-url-check.js";
 import { planTransitionLog, type TransitionLog } from "./transition-log.js";
@@ -26,6 +26,7 @@ export type Report =
       readonly durationSeconds: number;
     }
   | { readonly event: "alertsDropped"; readonly count: number }
+  | { readonly event: "spansDropped"; readonly count: number }
   | { readonly event: "blocked"; readonly error: StateFileError }
   | { readonly event: "pollFailed"; readonly error: unknown; readonly durationSeconds: number }
   | { readonly event: "commitFailed"; readonly error: unknown };
@@ -179,6 +180,16 @@ function committedEffects(
       level: "error",
       fields: { project, dropped: dropped.length, limit: context.outboxLimit },
       message: "the alert outbox is full; new alerts were dropped",
+    });
+  }
+  const droppedSpans = outcome.droppedSpans ?? 0;
+  if (droppedSpans > 0) {
+    reports.push({ event: "spansDropped", count: droppedSpans });
+    logs.push({
+      level: "error",
+      fields: { project, dropped: droppedSpans, limit: SPAN_QUEUE_LIMIT },
+      message:
+        "the span queue is full (the collector has not taken spans for long); new spans were dropped",
     });
   }
   for (const { kind, count, example } of result.anomalies) {

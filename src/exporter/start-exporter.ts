@@ -67,14 +67,14 @@ export interface ExporterOptions {
   readonly sinks?: readonly ResolvedSink[];
   /** How each account's computes are probed; by default resolved from `env`. */
   readonly computes?: ResolvedComputes;
+  /** The OpenTelemetry export's targets with their headers; by default resolved from `env`. */
+  readonly otlp?: ResolvedOtlp | undefined;
   /** The web configuration; by default read from `web.configFile`, if set. */
   readonly web?: WebSecurity | undefined;
   /** More observers of the daemon (the demo's summary). */
   readonly observers?: readonly DaemonObserver[];
   /** The process's clocks (default the system's); tests step its wall clock. */
   readonly clock?: Clock;
-  /** The OpenTelemetry export's targets, with the headers; by default resolved from `env`. */
-  readonly otlp?: ResolvedOtlp;
   /** Hears the OpenTelemetry export (default: nothing does). */
   readonly otlpObserver?: OtlpObserver;
 }
@@ -127,6 +127,8 @@ export async function startExporter(
     names: projects,
     notifierObserver: counts.notifierObserver,
     leaseObserver: counts.leaseObserver,
+    otlp,
+    otlpObserver: counts.otlpObserver,
     clock,
   });
   // Rendered before the committed state is loaded, but never served: /metrics answers 503

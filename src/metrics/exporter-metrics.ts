@@ -16,6 +16,8 @@ import { notifierCounters } from "./events/notifier.js";
 import { CATALOGUE } from "./definitions/catalogue.js";
 import { daemonObserver } from "./events/daemon.js";
 import { leaseCounters } from "./events/leases.js";
+import { otlpCounters } from "./events/otlp.js";
+import type { OtlpObserver } from "../otlp/index.js";
 import {
   CachedExposition,
   DEFAULT_TIMING,
@@ -44,6 +46,8 @@ export interface MetricCounts extends Required<DaemonObserver> {
   readonly notifierObserver: Required<NotifierObserver>;
   /** The lease manager's reports (claims, releases, losses, fenced commits). */
   readonly leaseObserver: Required<LeaseObserver>;
+  /** The OpenTelemetry export's reports (spans sent, given up on; failed exports). */
+  readonly otlpObserver: OtlpObserver;
   /** Where the counts are kept, and which families are selected (read by `exposeMetrics`). */
   readonly counted: CountedFamilies;
 }
@@ -117,6 +121,7 @@ export function countMetrics(options: CountingOptions): MetricCounts {
     apiEvents: apiEventCounters(events, changed),
     notifierObserver: notifierCounters(events, changed),
     leaseObserver: leaseCounters(events, changed),
+    otlpObserver: otlpCounters(events, changed),
     counted: {
       registry,
       processRegistry,

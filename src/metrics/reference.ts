@@ -54,6 +54,11 @@ const GROUPS: Readonly<Record<MetricGroup, { title: string; intro: string }>> = 
     intro:
       "The outbox gauges come from the committed project state; delivery counters count from the start of the process.",
   },
+  otlp: {
+    title: "OpenTelemetry export",
+    intro:
+      "The span queues are committed with the project state; the export's counters count from the start of the process ([opentelemetry.md](opentelemetry.md)).",
+  },
   api: {
     title: "Control-plane API requests",
     intro:

@@ -12,8 +12,6 @@ export interface OtlpObserver {
   spansSent(count: number): void;
   /** `count` spans went to the span dead letters. */
   spansDeadLettered(count: number, reason: SpanGiveUpReason): void;
-  /** A full span queue had no room for `count` new spans. */
-  spansDropped(count: number): void;
   /** An export of `signal` failed (its data stays queued, or waits for the next push). */
   exportFailed(signal: "traces" | "metrics", reason: ExportFailureReason): void;
   /** The metrics were pushed. */
@@ -24,7 +22,6 @@ export interface OtlpObserver {
 export const SILENT_OTLP_OBSERVER: OtlpObserver = {
   spansSent: () => undefined,
   spansDeadLettered: () => undefined,
-  spansDropped: () => undefined,
   exportFailed: () => undefined,
   metricsPushed: () => undefined,
 };

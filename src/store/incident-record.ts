@@ -8,7 +8,8 @@
  *   lacks the record of the incident that holds it.
  * - `carried`: the incidents this project carries: their alerts (opened, updated, resolved) go
  *   through its outbox, and the record says what the sinks were last told.
- * - `resolved`: incidents resolved through this project, so that one is never resolved twice.
+ * - `resolved`: incidents resolved through this project, so that one is never resolved twice
+ *   (and its span, when traces are exported, is queued once: in the commit that adds it here).
  *
  * Times are epoch ms (they outlive the process). Each list is bounded, the oldest dropped first.
  */
@@ -39,6 +40,12 @@ export const incidentMarkSchema = incidentKeySchema.extend({
   atMs: z.number(),
   /** The incident it joined (or formed); absent while it stands alone. */
   incidentId: z.string().optional(),
+  /**
+   * The operation that failed and the attempt that failed (`sync/attempts.ts`), for the incident
+   * span's links. Absent in marks committed before they were kept: such a mark links nothing.
+   */
+  operationId: z.string().min(1).optional(),
+  attempt: z.number().int().positive().optional(),
 });
 export type IncidentMark = z.infer<typeof incidentMarkSchema>;
 

@@ -22,6 +22,16 @@ export interface EndedAttempt {
   readonly endMs: number;
 }
 
+/**
+ * The attempt an operation is in when read in `status` with `failuresCount` (the header's rule):
+ * the one place it is written, so that a span's attempt and the attempt a failure alert tells of
+ * (the platform incident's links, `alerts/rules/incident-span.ts`) and `wait`'s spans are always
+ * the same number.
+ */
+export function attemptOf(status: string, failuresCount: number): number {
+  return status === "failed" || status === "error" ? Math.max(failuresCount, 1) : failuresCount + 1;
+}
+
 /** The attempts the `ended` transitions of a poll tell of, in the order found. */
 export function endedAttempts(transitions: readonly Transition[]): EndedAttempt[] {
   // The arrival read directly is the last `ended` of its operation in a status it is read in.
@@ -31,8 +41,7 @@ export function endedAttempts(transitions: readonly Transition[]): EndedAttempt[
   for (const t of transitions) {
     if (t.kind !== "ended") continue;
     const { op } = t;
-    const inFailure = op.status === "failed" || op.status === "error";
-    const current = inFailure ? Math.max(op.failuresCount, 1) : op.failuresCount + 1;
+    const current = attemptOf(op.status, op.failuresCount);
     if (t.status === op.status && lastEnded.get(op.id) === t) {
       out.push({ op, status: t.status, attempt: current, endMs: op.updatedAtMs });
       continue;

@@ -39,6 +39,8 @@ export interface DaemonObserver {
   discoveryFailed?(error: unknown, account: string): void;
   /** New alerts found the project's outbox full and were dropped. */
   alertsDropped?(projectId: string, count: number): void;
+  /** New spans found the project's span queue full and were dropped. */
+  spansDropped?(projectId: string, count: number): void;
   /**
    * What the compute probe knows of an endpoint's compute changed; `probe` is the outcome of the
    * probe that changed it, if one did.
@@ -80,6 +82,7 @@ export function broadcast(
     branchesListed: call("branchesListed"),
     discoveryFailed: call("discoveryFailed"),
     alertsDropped: call("alertsDropped"),
+    spansDropped: call("spansDropped"),
     computeChanged: call("computeChanged"),
     computeForgotten: call("computeForgotten"),
   };

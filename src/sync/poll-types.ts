@@ -3,13 +3,7 @@
  * options, the alert hook's contract (`RoutedAlerts`, `AlertContext`), and its result.
  */
 import type { Operation, OperationsPage } from "../contract/index.js";
-import type {
-  Alert,
-  IncidentMark,
-  OutboxEntry,
-  ProjectState,
-  SpanRecord,
-} from "../store/index.js";
+import type { Alert, IncidentMark, OutboxEntry, ProjectState, SpanRecord } from "../store/index.js";
 import type { AnomalyCount } from "./anomalies.js";
 import type { EndedAttempt } from "./attempts.js";
 import type { TrackerOptions } from "./tracker.js";

@@ -146,7 +146,6 @@ function recording(heard: string[]): OtlpObserver {
   return {
     spansSent: () => undefined,
     spansDeadLettered: () => undefined,
-    spansDropped: () => undefined,
     exportFailed: (signal: string, reason: ExportFailureReason) =>
       heard.push(`failed ${signal} ${reason}`),
     metricsPushed: () => heard.push("pushed"),

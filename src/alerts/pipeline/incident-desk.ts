@@ -4,10 +4,23 @@
  * commit of the carrier's state (its record and the alert together), derived afresh from every
  * project's committed record on each pass (`IncidentLedger`), so that a crash between two
  * commits is made good by the next pass after the restart. It owns one timer, its pass.
+ *
+ * With traces exported, the commit that records an incident's resolution also queues its span
+ * (`incident-span.ts`) in the carrier's span queue: the resolution is committed once (the record
+ * remembers it, and no pass resolves it again), so the span is queued once, and survives a crash
+ * like the rest of the state.
  */
 import type { Clock } from "../../clock.js";
 import { errorFields, type Logger } from "../../logger.js";
-import { addToOutbox } from "../../store/index.js";
+import {
+  addToOutbox,
+  addToSpanQueue,
+  type IncidentSpan,
+  type ProjectState,
+  type QueuedSpan,
+  type SpanDeadLetter,
+} from "../../store/index.js";
+import { incidentSpan } from "../rules/incident-span.js";
 import {
   carriedAfter,
   incidentAlert,
@@ -29,6 +42,8 @@ export interface IncidentDeskOptions {
   readonly clock: Clock;
   /** How often the desk looks at the incidents (default 1 s). */
   readonly tickMs?: number;
+  /** Queue each incident's span as it resolves (the OpenTelemetry export's traces are on). */
+  readonly queueSpans?: boolean;
 }
 
 export class IncidentDesk {
@@ -89,19 +104,37 @@ export class IncidentDesk {
   /** Submits one incident's alert, committed with the carrier's record in one write. */
   async #tell(owner: OutboxOwner, w: IncidentWork, nowMs: number): Promise<void> {
     const alert = incidentAlert(w, nowMs, this.options.projectName);
+    // Its end is the resolution's time, as the carrier's record keeps it.
+    const span =
+      w.state === "resolved" && this.options.queueSpans === true
+        ? incidentSpan(w.incident, nowMs)
+        : undefined;
+    // Whether a full queue refused the span: known in the commit's change (the latest state).
+    const queueing = { dropped: false };
     try {
       const committed = await this.options.intake.submit(
         owner.projectId,
         [alert],
         // The commit's time is for people: the wall clock's.
         (entries, wallMs) =>
-          owner.updateOutbox(wallMs, (state) => ({
-            outbox: addToOutbox(state.outbox, entries).outbox,
-            deadLetters: state.deadLetters,
-            incidents: carriedAfter(state.incidents, w, nowMs),
-          })),
+          owner.updateOutbox(wallMs, (state) => {
+            const queued = span === undefined ? undefined : withSpan(state, span, wallMs);
+            queueing.dropped = queued?.dropped === true;
+            return {
+              outbox: addToOutbox(state.outbox, entries).outbox,
+              deadLetters: state.deadLetters,
+              incidents: carriedAfter(state.incidents, w, nowMs),
+              ...(queued === undefined ? {} : { spanQueue: queued.spanQueue }),
+            };
+          }),
       );
       if (!committed) return;
+      if (queueing.dropped) {
+        this.options.logger.warn(
+          { project: owner.projectId, incident: w.incident.id },
+          "the span queue is full: the platform incident's span was dropped",
+        );
+      }
       this.options.logger.info(
         {
           incident: w.incident.id,
@@ -120,4 +153,20 @@ export class IncidentDesk {
       );
     }
   }
+}
+
+/** The carrier's span queue with `span` added (not when it is full: then `dropped`). */
+function withSpan(
+  state: ProjectState,
+  span: IncidentSpan,
+  wallMs: number,
+): {
+  readonly spanQueue: { readonly queue: QueuedSpan[]; readonly deadLetters: SpanDeadLetter[] };
+  readonly dropped: boolean;
+} {
+  const { queue, dropped } = addToSpanQueue(state.spans ?? [], [{ span, queuedAtMs: wallMs }]);
+  return {
+    spanQueue: { queue, deadLetters: state.spanDeadLetters ?? [] },
+    dropped: dropped.length > 0,
+  };
 }

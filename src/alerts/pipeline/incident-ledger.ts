@@ -26,6 +26,7 @@ import {
   type Placed,
   type ProjectIncidents,
 } from "../rules/incidents.js";
+import { failedAttempt } from "../rules/incident-span.js";
 import type { OutboxOwner } from "./sink-lane.js";
 
 /** How long a decision waits for its poll's commit before it is forgotten. */
@@ -72,7 +73,8 @@ export class IncidentLedger {
 
   /**
    * The mark of a failure alert a poll raises now (`undefined`: it cannot join an incident),
-   * with the incident it joins or forms. Called as the poll builds its commit.
+   * with the incident it joins or forms and the operation attempt that failed (the incident
+   * span's link to it). Called as the poll builds its commit.
    */
   consider(alert: Alert, regionId: string | undefined): IncidentMark | undefined {
     const key = incidentKeyOf(alert, regionId);
@@ -81,7 +83,7 @@ export class IncidentLedger {
     const board = this.#cached ?? this.board();
     const mark = markFailure(
       withRecent(boardLookup(board), this.#recent),
-      { projectId: alert.projectId, alertId: alert.id, key },
+      { projectId: alert.projectId, alertId: alert.id, key, attempt: failedAttempt(alert) },
       this.now(),
       this.#settings,
     );

@@ -20,6 +20,7 @@ import {
   type IncidentRecord,
   type IncidentState,
 } from "../../store/index.js";
+import { spanLinks, type IncidentSpanLink } from "./incident-span.js";
 
 export interface IncidentSettings {
   /** Failures this close together group; an incident nothing joins for this long resolves. */
@@ -95,6 +96,11 @@ export interface OpenIncident {
   readonly projectCount: number;
   /** The project whose failure formed it. */
   readonly founder: string;
+  /**
+   * The operation attempts whose failures formed it and joined it, in the order they were
+   * detected (the first `MAX_INCIDENT_SPAN_LINKS`): its span's links.
+   */
+  readonly links: readonly IncidentSpanLink[];
   /** The project that carries it, with what the sinks were last told; none yet. */
   readonly carried: { readonly projectId: string; readonly incident: CarriedIncident } | undefined;
 }
@@ -197,6 +203,7 @@ function derive(
     projects: projects.slice(0, MAX_INCIDENT_MEMBERS),
     projectCount: Math.max(carried?.incident.projectCount ?? 0, projects.length),
     founder: founding?.projectId ?? carried?.projectId ?? "",
+    links: spanLinks(members),
     carried,
   };
 }
@@ -267,13 +274,26 @@ export function withRecent(lookup: FailureLookup, recent: readonly Placed[]): Fa
  */
 export function markFailure(
   lookup: FailureLookup,
-  failure: { readonly projectId: string; readonly alertId: string; readonly key: IncidentKey },
+  failure: {
+    readonly projectId: string;
+    readonly alertId: string;
+    readonly key: IncidentKey;
+    /** The operation attempt that failed, kept for the incident span's links. */
+    readonly attempt?: IncidentSpanLink | undefined;
+  },
   nowMs: number,
   settings: IncidentSettings,
 ): IncidentMark {
   const before = lookup.decided(failure.alertId);
   if (before !== undefined) return before;
-  const mark: IncidentMark = { ...failure.key, alertId: failure.alertId, atMs: nowMs };
+  const mark: IncidentMark = {
+    ...failure.key,
+    alertId: failure.alertId,
+    atMs: nowMs,
+    ...(failure.attempt === undefined
+      ? {}
+      : { operationId: failure.attempt.operationId, attempt: failure.attempt.attempt }),
+  };
   const open = lookup.openOf(failure.key);
   if (open !== undefined && nowMs - open.lastAtMs < settings.windowMs) {
     return { ...mark, incidentId: open.id };

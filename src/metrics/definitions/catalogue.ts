@@ -11,6 +11,7 @@ import { EXPORTER_FAMILIES } from "./exporter.js";
 import type { Family } from "./family.js";
 import { LEASE_FAMILIES } from "./leases.js";
 import { OPERATION_FAMILIES } from "./operations.js";
+import { OTLP_FAMILIES } from "./otlp.js";
 import { PROJECT_FAMILIES } from "./projects.js";
 
 export const CATALOGUE = [
@@ -22,6 +23,7 @@ export const CATALOGUE = [
   ...LEASE_FAMILIES,
   ...API_FAMILIES,
   ...ALERT_FAMILIES,
+  ...OTLP_FAMILIES,
 ] as const satisfies readonly Family[];
 
 type Entry = (typeof CATALOGUE)[number];

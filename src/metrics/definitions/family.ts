@@ -31,7 +31,7 @@ export type MetricSource =
 
 /** The sections of the reference. */
 export type MetricGroup =
-  "operations" | "endpoints" | "computes" | "projects" | "exporter" | "api" | "alerts";
+  "operations" | "endpoints" | "computes" | "projects" | "exporter" | "api" | "alerts" | "otlp";
 
 export interface MetricSpec {
   readonly name: string;

@@ -18,6 +18,7 @@ export function daemonObserver(
   const listings = families.counter("pgcp_endpoint_listings_total");
   const discoveryFailures = families.counter("pgcp_discovery_failures_total");
   const alertsDropped = families.counter("pgcp_alerts_dropped_total");
+  const spansDropped = families.counter("pgcp_otlp_spans_dropped_total");
   const alertsSilenced = families.counter("pgcp_alerts_silenced_total");
   const anomalies = families.counter("pgcp_api_anomalies_total");
   const probes = families.counter("pgcp_compute_probes_total");
@@ -78,6 +79,10 @@ export function daemonObserver(
     },
     alertsDropped(projectId, count) {
       alertsDropped?.inc({ project: projectId }, count);
+      changed();
+    },
+    spansDropped(_projectId, count) {
+      spansDropped?.inc(count);
       changed();
     },
     computeChanged(_projectId, _compute, probe) {

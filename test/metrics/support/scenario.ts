@@ -45,6 +45,11 @@ export const PROBES: Partial<ExporterMetricsOptions> = {
 };
 
 export function feedEverything(metrics: ExporterMetrics): void {
+  metrics.otlpObserver.spansSent(3);
+  metrics.otlpObserver.spansDeadLettered(1, "expired");
+  metrics.otlpObserver.exportFailed("traces", "unavailable");
+  metrics.otlpObserver.metricsPushed();
+  metrics.spansDropped("p-alpha", 2);
   metrics.projectsChanged(["p-alpha", "p-beta", "p-gamma"]);
   metrics.stateLoaded(
     "p-alpha",

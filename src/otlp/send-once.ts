@@ -1,0 +1,69 @@
+/**
+ * One export of spans for a short-lived command (`wait`): the exporter is built, used once and
+ * shut down, and the whole is bounded by the target's timeout, so a collector that is down or
+ * never answers delays the command by that much at most. The outcome's detail is cleared of the
+ * target's secrets, because a collector may echo a token back in the body of its refusal.
+ */
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { OtlpTarget } from "../config/index.js";
+import { exportOnce, traceExporter, type ExportOutcome } from "./transport.js";
+
+/** Sends `spans` to `target` once; never rejects. */
+export async function sendSpansOnce(
+  target: OtlpTarget,
+  spans: readonly ReadableSpan[],
+): Promise<ExportOutcome> {
+  const exporter = traceExporter(target);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => {
+      resolve("expired");
+    }, target.timeoutMs);
+  });
+  const outcome = await Promise.race([exportOnce(exporter, [...spans]), expired]);
+  clearTimeout(timer);
+  if (outcome === "expired") {
+    // Shutting down waits for the request still in flight: it is left to its own timeout.
+    void exporter.shutdown().catch(() => undefined);
+    return {
+      ok: false,
+      reason: "timeout",
+      detail: `no answer within ${target.timeoutMs / 1000} s`,
+    };
+  }
+  await exporter.shutdown().catch(() => undefined);
+  return outcome.ok ? outcome : { ...outcome, detail: withoutSecrets(outcome.detail, target) };
+}
+
+/** `text` with the target's header values and the secrets of its URL replaced. */
+export function withoutSecrets(text: string, target: OtlpTarget): string {
+  const secrets = new Set<string>();
+  const add = (value: string) => {
+    if (value.length >= 4) secrets.add(value);
+    // The token of "Bearer <token>" is a secret too, but not a short word such as the scheme.
+    for (const part of value.split(/\s+/)) if (part.length >= 8) secrets.add(part);
+  };
+  for (const value of Object.values(target.headers)) add(value);
+  const url = URL.parse(target.url);
+  if (url !== null) {
+    for (const part of [url.username, url.password, url.search.slice(1)]) {
+      add(part);
+      add(decoded(part));
+    }
+    for (const value of url.searchParams.values()) add(value);
+  }
+  let out = text;
+  // Longest first, so that a whole value goes before its parts.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    out = out.split(secret).join("[redacted]");
+  }
+  return out;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
