@@ -26,7 +26,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { countMetrics, exposeMetrics, type ExporterMetrics } from "../metrics/index.js";
-import { SILENT_OTLP_OBSERVER, startMetricsPush, type OtlpObserver } from "../otlp/index.js";
+import { startMetricsPush } from "../otlp/index.js";
 import {
   nudgeRoute,
   startServer,
@@ -75,8 +75,6 @@ export interface ExporterOptions {
   readonly observers?: readonly DaemonObserver[];
   /** The process's clocks (default the system's); tests step its wall clock. */
   readonly clock?: Clock;
-  /** Hears the OpenTelemetry export (default: nothing does). */
-  readonly otlpObserver?: OtlpObserver;
 }
 
 /** Starts the exporter for a validated configuration (`run`, the demo and tests). */
@@ -192,7 +190,7 @@ export async function startExporter(
           resource: otlp.resource,
           families: () => metrics.families(),
           logger,
-          observer: opts.otlpObserver ?? SILENT_OTLP_OBSERVER,
+          observer: counts.otlpObserver,
           clock,
         });
 

@@ -64,7 +64,7 @@ export function startMetricsPush(options: MetricsPushOptions): MetricsPush {
   const startTimeMs = options.startTimeMs ?? clock.wall() - process.uptime() * 1000;
   const resource = resourceFromAttributes({ ...options.resource });
   const shownUrl = displayUrl(target.url);
-  const outages = new OutageLog(logger, "metrics", target.url);
+  const outages = new OutageLog(logger, "metrics", target);
   const exporter = new ObservedExporter(metricExporter(target), (outcome) => {
     const observer = options.observer ?? SILENT_OTLP_OBSERVER;
     if (outcome.ok) {
@@ -90,7 +90,12 @@ export function startMetricsPush(options: MetricsPushOptions): MetricsPush {
   });
   const provider = new MeterProvider({ resource, readers: [reader] });
   logger.info(
-    { signal: "metrics", url: shownUrl, protocol: target.protocol, intervalMs: target.intervalMs },
+    {
+      signal: "metrics",
+      collector: shownUrl,
+      protocol: target.protocol,
+      intervalMs: target.intervalMs,
+    },
     "pushing the metrics over OTLP",
   );
   let stopping: Promise<void> | undefined;
@@ -102,7 +107,7 @@ export function startMetricsPush(options: MetricsPushOptions): MetricsPush {
         const done = await within(final, target.timeoutMs);
         if (!done) {
           logger.warn(
-            { signal: "metrics", url: shownUrl, timeoutMs: target.timeoutMs },
+            { signal: "metrics", collector: shownUrl, timeoutMs: target.timeoutMs },
             "the final push of the metrics over OTLP did not end within the timeout",
           );
         }

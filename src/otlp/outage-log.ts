@@ -3,24 +3,27 @@
  * when exports start failing, an info line when one succeeds again. A collector down for an
  * hour costs two lines, not one per push. The lines name the collector by `displayUrl` (scheme,
  * host and path: never credentials, a query or the headers) and the failure by its bounded
- * reason and the collector's status.
+ * reason and the collector's status and answer, cleared of the target's secrets (a collector may
+ * echo a token back in its refusal).
  */
-import { displayUrl } from "../config/index.js";
+import { displayUrl, type OtlpTarget } from "../config/index.js";
 import type { Logger } from "../logger.js";
+import { withoutSecrets } from "./send-once.js";
 import type { ExportOutcome } from "./transport.js";
 
 type Failure = Extract<ExportOutcome, { ok: false }>;
 
 export class OutageLog {
   readonly #logger: Logger;
-  readonly #fields: { readonly signal: string; readonly url: string };
+  readonly #target: OtlpTarget;
+  readonly #fields: { readonly signal: string; readonly collector: string };
   /** Failed exports since the last success; 0 while exports succeed. */
   #failures = 0;
 
-  /** `url` is shown only as `displayUrl` gives it. */
-  constructor(logger: Logger, signal: "traces" | "metrics", url: string) {
+  constructor(logger: Logger, signal: "traces" | "metrics", target: OtlpTarget) {
     this.#logger = logger;
-    this.#fields = { signal, url: displayUrl(url) };
+    this.#target = target;
+    this.#fields = { signal, collector: displayUrl(target.url) };
   }
 
   /** Whether the last export failed. */
@@ -32,7 +35,11 @@ export class OutageLog {
     this.#failures += 1;
     if (this.#failures > 1) return;
     this.#logger.warn(
-      { ...this.#fields, reason: failure.reason, detail: failure.detail },
+      {
+        ...this.#fields,
+        reason: failure.reason,
+        detail: withoutSecrets(failure.detail, this.#target),
+      },
       `exporting ${this.#fields.signal} over OTLP fails; logged again when it works`,
     );
   }

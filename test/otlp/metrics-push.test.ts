@@ -3,18 +3,15 @@
  * local OTLP receiver (`test/support/otlp-receiver.ts`, which decodes by the OTLP specification),
  * over real HTTP, in both encodings: a push carries what a `/metrics` scrape of the same moment
  * serves (the same families, and the same values of a counter, a gauge and a histogram, whose
- * buckets are per bucket), with the resource and the start time; a collector answering 503 is
- * logged once, changes nothing for `/metrics` or the polls, and the push after it recovers
- * arrives; the collector's headers and the URL's query never reach the log. The stop pushes once
- * more, and a collector that no longer answers holds it for the timeout only.
+ * buckets are per bucket), with the resource and the start time. A collector that refuses and
+ * then answers 503 is logged once (its echo of the token cleared) and counted in
+ * `pgcp_otlp_export_failures_total`, changes nothing for `/metrics` or the polls, and the push
+ * after it recovers arrives; the collector's headers and the URL's query never reach the log.
+ * The stop pushes once more, and a collector that no longer answers holds it for the timeout only.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
-import {
-  startMetricsPush,
-  type ExportFailureReason,
-  type OtlpObserver,
-} from "../../src/otlp/index.js";
+import { startMetricsPush } from "../../src/otlp/index.js";
 import { captureLogger, type CapturedLogger } from "../support/capture-logger.js";
 import { NEVER_STUCK } from "../support/daemon-config.js";
 import { parseExposition, type Sample } from "../support/exposition.js";
@@ -44,8 +41,8 @@ interface Pushing {
   readonly exporter: RunningExporter;
   readonly receiver: OtlpReceiver;
   readonly logs: CapturedLogger;
-  /** What the observer heard, in order: `pushed`, or `failed <signal> <reason>`. */
-  readonly heard: string[];
+  /** The value of the one series of `name` whose labels include `labels`, on `/metrics` now. */
+  value(name: string, labels?: Record<string, string>): Promise<number | undefined>;
   /** `/metrics` now, freshly rendered. */
   scrape(): Promise<string>;
   /** The metrics of the first push the receiver takes after the moment this is called. */
@@ -82,11 +79,9 @@ async function startPushing(protocol: "http/protobuf" | "http/json"): Promise<Pu
     },
   });
   const logs = captureLogger(config.log.level);
-  const heard: string[] = [];
   const exporter = await startExporter(config, {
     logger: logs.logger,
     env: { OTEL_EXPORTER_OTLP_HEADERS: `authorization=${encodeURIComponent(TOKEN)}` },
-    otlpObserver: recording(heard),
   });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= exporter.stop());
@@ -97,7 +92,7 @@ async function startPushing(protocol: "http/protobuf" | "http/json"): Promise<Pu
     expect(response.status).toBe(200);
     return response.text();
   };
-  const value = async (name: string, labels: Record<string, string>) =>
+  const value = async (name: string, labels: Record<string, string> = {}) =>
     parseExposition(await scrape()).find(
       (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
     )?.value;
@@ -139,17 +134,7 @@ async function startPushing(protocol: "http/protobuf" | "http/json"): Promise<Pu
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  return { exporter, receiver, logs, heard, scrape, nextPush, stop };
-}
-
-function recording(heard: string[]): OtlpObserver {
-  return {
-    spansSent: () => undefined,
-    spansDeadLettered: () => undefined,
-    exportFailed: (signal: string, reason: ExportFailureReason) =>
-      heard.push(`failed ${signal} ${reason}`),
-    metricsPushed: () => heard.push("pushed"),
-  };
+  return { exporter, receiver, logs, value, scrape, nextPush, stop };
 }
 
 /** Labels as one sortable key. */
@@ -322,13 +307,15 @@ describe.each(["http/protobuf", "http/json"] as const)("over %s", (protocol) => 
 
     const request = p.receiver.receiver.requests.find((r) => r.index === push[0]?.request);
     expect(request?.headers.authorization).toBe(TOKEN);
-    expect(p.heard).toContain("pushed");
+    expect(samples.find((s) => s.name === "pgcp_otlp_metric_pushes_total")?.value).toBeGreaterThan(
+      0,
+    );
 
     expect(p.logs.text()).not.toContain("collector-token");
     expect(p.logs.text()).not.toContain(URL_SECRET);
   });
 
-  it("logs a collector's outage once, serves /metrics and polls through it, pushes after it, and stops in time", async () => {
+  it("logs and counts a collector's outage once, serves /metrics and polls through it, pushes after it, and stops in time", async () => {
     const p = await startPushing(protocol);
     await p.nextPush();
     const polls = async () =>
@@ -336,10 +323,16 @@ describe.each(["http/protobuf", "http/json"] as const)("over %s", (protocol) => 
         .filter((s) => s.name === "pgcp_poll_duration_seconds_count")
         .reduce((total, s) => total + s.value, 0);
     const pollsBefore = await polls();
-    p.receiver.setFallback({ status: 503, body: "collector overloaded" });
+    // The collector first refuses, echoing the token back (the log must not), then is down.
+    p.receiver.respondWith({ status: 401, body: `bad token: ${TOKEN}` });
+    p.receiver.setFallback({ status: 503, body: "overloaded" });
+    const failures = (reason: string) =>
+      p.value("pgcp_otlp_export_failures_total", { signal: "metrics", reason });
     await waitFor(
-      "three failed pushes",
-      () => p.heard.filter((h) => h === "failed metrics unavailable").length >= 3 || undefined,
+      "a refused push, then three that failed",
+      async () =>
+        ((await failures("refused")) === 1 && ((await failures("unavailable")) ?? 0) >= 3) ||
+        undefined,
     );
     // /metrics (p.scrape expects 200) and the polls go on while the pushes fail.
     await waitFor(
@@ -348,21 +341,26 @@ describe.each(["http/protobuf", "http/json"] as const)("over %s", (protocol) => 
     );
 
     p.receiver.setFallback(ACCEPT);
+    const pushesBefore = (await p.value("pgcp_otlp_metric_pushes_total")) ?? 0;
     const recovered = await p.nextPush();
     expect(recovered.map((m) => m.name)).toContain("pgcp_operations_total");
     await waitFor(
-      "the push heard after the outage",
-      () => p.heard.at(-1) === "pushed" || undefined,
+      "the push counted after the outage",
+      async () =>
+        ((await p.value("pgcp_otlp_metric_pushes_total")) ?? 0) > pushesBefore || undefined,
     );
 
     const otlpLines = p.logs
       .lines()
       .filter((line) => line.signal === "metrics" && line.msg !== "pushing the metrics over OTLP");
     expect(otlpLines.map((line) => [line.level, line.reason ?? null])).toEqual([
-      ["warn", "unavailable"],
+      ["warn", "refused"],
       ["info", null],
     ]);
-    expect(otlpLines[0]).toMatchObject({ url: `${p.receiver.url}/v1/metrics` });
+    expect(otlpLines[0]).toMatchObject({
+      collector: `${p.receiver.url}/v1/metrics`,
+      detail: "HTTP 401: bad token: [redacted]",
+    });
 
     // A collector that stops answering holds the stop's final push for the timeout (0.5 s).
     p.receiver.setFallback({ ...ACCEPT, delayMs: 10_000 });
