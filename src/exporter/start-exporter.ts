@@ -3,7 +3,8 @@
  * parts built before it: what hears the daemon (the project views, the metrics' counts,
  * readiness's and the status page's trackers), the daemon (the API clients, the state store),
  * what reads the daemon's parts (the metrics' exposition, readiness, the status page), the HTTP
- * server, and the reloads of its configuration. Commands parse flags and call `startExporter`.
+ * server, the push of the metrics over OTLP, and the reloads of its configuration. Commands
+ * parse flags and call `startExporter`.
  */
 import {
   loadWebConfig,
@@ -25,6 +26,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { countMetrics, exposeMetrics, type ExporterMetrics } from "../metrics/index.js";
+import { startMetricsPush } from "../otlp/index.js";
 import {
   nudgeRoute,
   startServer,
@@ -178,6 +180,19 @@ export async function startExporter(
     { url: server.url },
     "serving the status page, /metrics, /healthz, /readyz and POST /-/nudge",
   );
+  // Once /metrics is served, for the same reason: a push before the committed state is loaded
+  // would show its counters at zero.
+  const metricsPush =
+    otlp.metrics === undefined
+      ? undefined
+      : startMetricsPush({
+          target: otlp.metrics,
+          resource: otlp.resource,
+          families: () => metrics.families(),
+          logger,
+          observer: counts.otlpObserver,
+          clock,
+        });
 
   let current = config;
   const reloader = createReloader({
@@ -210,6 +225,8 @@ export async function startExporter(
     reload: (load) => reloader.reload(load),
     async stop() {
       await daemon.stop();
+      // After the daemon, so that the final push carries its last counts.
+      await metricsPush?.stop();
       await server.close();
       metrics.close();
     },

@@ -25,6 +25,7 @@ import {
   type ExpositionTiming,
 } from "./rendering/exposition.js";
 import { catalogueTexts, registerEventFamilies } from "./rendering/families.js";
+import { familyValuesReader, type FamilyValues } from "./rendering/family-values.js";
 import { gzipBody } from "./rendering/compressed-body.js";
 import { familyNames, processMetricsRegistry } from "./definitions/process.js";
 import type { MetricSpec } from "./definitions/family.js";
@@ -91,6 +92,11 @@ export interface ExporterMetrics extends MetricCounts, Exposition {
   /** Rebuilds the rendering now; resolves once `current()` returns it. */
   refresh(): Promise<void>;
   /**
+   * The families `/metrics` serves and their series, read now as numbers (the OTLP push reads
+   * them): the same selection and values as a rendering built at this moment.
+   */
+  families(): Promise<FamilyValues[]>;
+  /**
    * Stops the rebuild timers. prom-client's process collectors (GC and event-loop observers)
    * stay: it offers no way to stop them, and a process has one instance of this module.
    */
@@ -130,7 +136,7 @@ export function countMetrics(options: CountingOptions): MetricCounts {
 /** The counts with the projected families, rendered into the cached exposition. */
 export function exposeMetrics(counts: MetricCounts, options: ExpositionOptions): ExporterMetrics {
   const { registry, processRegistry, selected } = counts.counted;
-  const texts = catalogueTexts(registry, selected, {
+  const input = {
     projects: options.projects,
     runtime: {
       version: options.version,
@@ -139,7 +145,8 @@ export function exposeMetrics(counts: MetricCounts, options: ExpositionOptions):
       leases: options.leases,
       configLoads: options.configLoads,
     },
-  });
+  };
+  const texts = catalogueTexts(registry, selected, input);
   // The exporter's own families first, then the process's.
   const rendering = slicedRendering([...texts, ...registryFamilies(processRegistry)]);
   const exposition = new CachedExposition(
@@ -160,6 +167,7 @@ export function exposeMetrics(counts: MetricCounts, options: ExpositionOptions):
     current: () => exposition.current(),
     lend: () => exposition.lend(),
     refresh: () => exposition.refresh(),
+    families: familyValuesReader({ registry, processRegistry, selected, input }),
     close: () => {
       exposition.close();
     },

@@ -7,7 +7,9 @@
  * attempts a poll saw end into span records, and `span-export.ts` drains the projects' span
  * queues to the collector. `final-attempt.ts` makes the span record of an operation's last
  * attempt from its record alone, and `send-once.ts` sends spans once, bounded, for a command
- * that exits after (`wait`).
+ * that exits after (`wait`). `metric-families.ts` maps the families `/metrics` serves to
+ * OpenTelemetry's metric data, `metrics-push.ts` pushes them every interval with OpenTelemetry's
+ * SDK, and `outage-log.ts` logs its failing pushes once per outage.
  */
 export * from "./ids.js";
 export * from "./span-data.js";
@@ -17,3 +19,6 @@ export * from "./span-hook.js";
 export * from "./span-export.js";
 export * from "./final-attempt.js";
 export * from "./send-once.js";
+export * from "./metric-families.js";
+export * from "./metrics-push.js";
+export * from "./outage-log.js";
