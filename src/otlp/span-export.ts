@@ -17,7 +17,7 @@
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { Clock } from "../clock.js";
-import { displayUrl, type OtlpTarget } from "../config/index.js";
+import type { OtlpTarget } from "../config/index.js";
 import type { Logger } from "../logger.js";
 import {
   deadLetterSpans,
@@ -30,6 +30,7 @@ import type { OutboxChange } from "../sync/index.js";
 import { PACKAGE } from "../version.js";
 import { SILENT_OTLP_OBSERVER, type OtlpObserver, type SpanGiveUpReason } from "./observer.js";
 import { readableSpan } from "./span-data.js";
+import { OutageLog } from "./outage-log.js";
 import { withoutSecrets } from "./send-once.js";
 import { exportOnce, traceExporter, type ExportOutcome } from "./transport.js";
 
@@ -74,8 +75,8 @@ export class SpanExport {
   #retryAtMs = 0;
   /** Spans per request: the configured batch, halved after each 413 until a request passes. */
   #batchLimit: number;
-  /** The reason the collector fails now, once logged (undefined while it takes spans). */
-  #failing: string | undefined;
+  /** One warning when exports start failing, one line when they work again. */
+  readonly #outage: OutageLog;
 
   constructor(private readonly options: SpanExportOptions) {
     this.#exporter = options.exporter ?? traceExporter(options.target);
@@ -85,6 +86,7 @@ export class SpanExport {
     });
     this.#observer = options.observer ?? SILENT_OTLP_OBSERVER;
     this.#batchLimit = options.target.batchSize;
+    this.#outage = new OutageLog(options.logger, "traces", options.target);
   }
 
   start(): void {
@@ -243,17 +245,7 @@ export class SpanExport {
       await this.#giveUp(batch, "rejected", `${outcome.reason}: ${outcome.detail}`);
       return true;
     }
-    if (this.#failing === undefined) {
-      this.options.logger.warn(
-        {
-          collector: displayUrl(this.options.target.url),
-          reason: outcome.reason,
-          detail: outcome.detail,
-        },
-        "spans cannot be exported to the OpenTelemetry collector; they stay queued and are retried",
-      );
-    }
-    this.#failing = outcome.reason;
+    this.#outage.failed(failure);
     await this.#expire();
     this.#backOff();
     return false;
@@ -303,8 +295,6 @@ export class SpanExport {
   #recovered(): void {
     this.#failures = 0;
     this.#retryAtMs = 0;
-    if (this.#failing === undefined) return;
-    this.#failing = undefined;
-    this.options.logger.info("spans reach the OpenTelemetry collector again");
+    this.#outage.succeeded();
   }
 }
