@@ -12,7 +12,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, resolveConfig, type Config } from "../config/index.js";
+import {
+  ConfigError,
+  displayUrl,
+  fromEnvironment,
+  OTLP_HEADER_VARIABLES,
+  resolveConfig,
+  resolveOtlp,
+  type Config,
+  type ResolvedOtlp,
+} from "../config/index.js";
 import {
   DEFAULT_USER_ID,
   startSimulator,
@@ -213,6 +222,7 @@ export const demoCommand: Command = {
           PGCP_WEBHOOK_SECRET: printer.secret,
           PGCP_COMPUTE_USER: role.name,
           PGCP_COMPUTE_PASSWORD: role.password,
+          ...otlpHeaderVariables(),
         },
       });
     } catch (error) {
@@ -244,6 +254,7 @@ export const demoCommand: Command = {
         stateDir,
         logFile,
         summaryEvery,
+        otlp: resolveOtlp(config, process.env),
       }),
     );
     let periodStart = systemClock.monotonic();
@@ -291,6 +302,8 @@ function demoConfig(
       listen: values.listen ?? nonEmpty(process.env.PGCP_LISTEN) ?? "127.0.0.1:9642",
       poll: { interval: 5, fastInterval: 2, endpointsInterval: 10 },
       log: { level: values["log-level"] ?? "info" },
+      // OpenTelemetry's standard variables (OTEL_EXPORTER_OTLP_ENDPOINT, …) work as in `run`.
+      ...otlpFromEnvironment(),
       ...(port === undefined
         ? {}
         : {
@@ -327,6 +340,22 @@ function demoConfig(
   ]);
 }
 
+/** The `otlp` settings OpenTelemetry's variables give, as `run` reads them; none when unset. */
+function otlpFromEnvironment(): { otlp?: unknown } {
+  const { otlp } = fromEnvironment(process.env);
+  return otlp === undefined ? {} : { otlp };
+}
+
+/** The OTLP headers of the environment (secrets), handed on to the exporter as they are. */
+function otlpHeaderVariables(): Record<string, string> {
+  return Object.fromEntries(
+    Object.values(OTLP_HEADER_VARIABLES).flatMap((name) => {
+      const value = process.env[name];
+      return value === undefined || value === "" ? [] : [[name, value]];
+    }),
+  );
+}
+
 /** Resolves on Ctrl-C (SIGINT) or SIGTERM. */
 function untilStopped(): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -337,6 +366,21 @@ function untilStopped(): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Where spans and metrics go over OTLP, or how to send them to a collector. */
+function otlpLines(otlp: ResolvedOtlp): string[] {
+  const traces = otlp.traces?.url;
+  const metrics = otlp.metrics?.url;
+  if (traces === undefined && metrics === undefined) {
+    return [
+      "  otlp:       off; to see each operation as a span in OpenTelemetry, run an OTLP receiver",
+      "              (an OpenTelemetry Collector) and start the demo with",
+      "              OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 (docs/opentelemetry.md)",
+    ];
+  }
+  const where = (url: string | undefined) => (url === undefined ? "off" : displayUrl(url));
+  return [`  otlp:       spans to ${where(traces)}, metrics to ${where(metrics)}`];
 }
 
 /** Where to look, printed once the demo runs. */
@@ -352,6 +396,8 @@ function banner(at: {
   readonly stateDir: string;
   readonly logFile: string;
   readonly summaryEvery: number;
+  /** Where spans and metrics go over OTLP, if anywhere. */
+  readonly otlp: ResolvedOtlp;
 }): string {
   const { serverUrl, acme, globex, summaryEvery } = at;
   return (
@@ -376,6 +422,7 @@ function banner(at: {
             `  computes:   not probed: ${at.computes.reason}; install it, or pass --postgres-url`,
             `              postgres://… (a superuser's URL), to see the compute probe`,
           ]),
+      ...otlpLines(at.otlp),
       `  state:      ${at.stateDir}`,
       `  log:        ${at.logFile} (every operation; warnings and errors also below)`,
       ...(summaryEvery > 0 ? [`  summary:    below, every ${summaryEvery} s`] : []),

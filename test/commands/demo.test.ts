@@ -3,13 +3,15 @@
  * the alerts as they arrive, a short summary every so often, and the exporter's warnings and
  * errors only; the lines about every operation go to the log file. A recovery is printed only
  * for an operation whose failure or stuck alert was printed. Ctrl-C stops it with a last summary
- * and leaves no temporary folder behind.
+ * and leaves no temporary folder behind. With OpenTelemetry's variables set, it sends spans and
+ * metrics to the local OTLP receiver (`test/support/otlp-receiver.ts`) and says so.
  */
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLI } from "../support/daemon-process.js";
+import { startOtlpReceiver } from "../support/otlp-receiver.js";
 import { removeDir, tempDir } from "../support/temp-dir.js";
 import { waitForWith } from "../support/wait.js";
 
@@ -27,6 +29,7 @@ it("shows alerts and summaries in the terminal, and every operation in the log f
   const tmp = path.join(dir, "tmp");
   await mkdir(tmp);
   const logFile = path.join(dir, "exporter.log");
+  const collector = await startOtlpReceiver();
   const child = spawn(
     process.execPath,
     [
@@ -41,7 +44,15 @@ it("shows alerts and summaries in the terminal, and every operation in the log f
       "--log-file",
       logFile,
     ],
-    { env: { PATH: process.env.PATH ?? "", TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        TMPDIR: tmp,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_METRIC_EXPORT_INTERVAL: "1000",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   let terminal = "";
   child.stdout.setEncoding("utf8").on("data", (c: string) => (terminal += c));
@@ -50,14 +61,20 @@ it("shows alerts and summaries in the terminal, and every operation in the log f
   try {
     await waitFor(`a summary and a failure alert in:\n${terminal}`, () =>
       /^summary of the last \d+ s: \d+ projects? watched · \d+ polls/m.test(terminal) &&
-      /^alert FAILED /m.test(terminal)
+      /^alert FAILED /m.test(terminal) &&
+      collector.spans().length > 0 &&
+      collector.metrics().some((m) => m.name.startsWith("pgcp_"))
         ? true
         : undefined,
     );
   } finally {
     child.kill("SIGINT");
   }
+  expect(terminal).toContain(
+    `otlp:       spans to ${collector.url}/v1/traces, metrics to ${collector.url}/v1/metrics`,
+  );
   expect(await exited).toBe(0);
+  await collector.close();
   // Two organisations besides the personal projects: one through a member's personal key, one
   // through its own key; 5 + 2 + 2 projects in all.
   expect(terminal).toMatch(/personal: key "demo-key", its 5 projects and Acme Analytics \(org-/);
