@@ -309,3 +309,58 @@ it("says which variable of the compute probe is not set, and prints as whom it c
     /computes: +as monitor to port 6432, database neondb, sslmode verify-full; every 60 s while others use a compute/,
   );
 });
+
+it("says where spans and metrics go over OTLP, naming the headers but never their values", async () => {
+  const off = await checkConfigHiding([], { PGCP_API_KEY: "k" });
+  expect(off.stdout).toContain("otlp:      off (no endpoint set)");
+
+  const token = "otlp-token-value-91f2";
+  const run = await checkConfigHiding([token, "pw-in-collector-url"], {
+    PGCP_API_KEY: "k",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector:pw-in-collector-url@otel.example:4318",
+    OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${token}`,
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "http://metrics.example:4318/v1/metrics",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_METRIC_EXPORT_INTERVAL: "15000",
+  });
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(
+    "otlp:      traces to https://otel.example:4318/v1/traces (http/json, headers authorization); " +
+      "metrics to http://metrics.example:4318/v1/metrics every 15s (http/json, headers authorization)",
+  );
+});
+
+it("refuses OTLP settings it cannot honour, and headers written in the file", async () => {
+  const grpc = await checkConfigHiding([], {
+    PGCP_API_KEY: "k",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel.example:4317",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+  });
+  expect(grpc.code).toBe(2);
+  expect(grpc.stderr).toContain(
+    "otlp.protocol: must be one of http/protobuf, http/json (grpc is not supported: use http/protobuf on port 4318) (from OTEL_EXPORTER_OTLP_PROTOCOL)",
+  );
+  const headers = await checkConfigHiding(["no-equals-secret"], {
+    PGCP_API_KEY: "k",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel.example:4318",
+    OTEL_EXPORTER_OTLP_HEADERS: "no-equals-secret",
+  });
+  expect(headers.code).toBe(2);
+  expect(headers.stderr).toContain(
+    "OTEL_EXPORTER_OTLP_HEADERS: must be a comma-separated list of key=value (values percent-encoded)",
+  );
+
+  const dir = await tempDir("pgcp-check-");
+  const file = path.join(dir, "config.yaml");
+  await writeFile(
+    file,
+    "projects: all\notlp:\n  headers:\n    authorization: Bearer file-token-77\n",
+  );
+  const inFile = await cli(["check-config", "--config", file], { PGCP_API_KEY: "k" });
+  expect(inFile.code).toBe(2);
+  expect(inFile.stderr).toContain(
+    "otlp.headers: a secret is not read from the file: set OTEL_EXPORTER_OTLP_HEADERS (or OTEL_EXPORTER_OTLP_HEADERS_FILE)",
+  );
+  expect(inFile.stderr + inFile.stdout).not.toContain("file-token-77");
+});
