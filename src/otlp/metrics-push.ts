@@ -62,7 +62,10 @@ export function startMetricsPush(options: MetricsPushOptions): MetricsPush {
   const { target, logger } = options;
   const clock = options.clock ?? systemClock;
   const startTimeMs = options.startTimeMs ?? clock.wall() - process.uptime() * 1000;
-  const resource = resourceFromAttributes({ ...options.resource });
+  const resource = resourceFromAttributes({
+    "service.version": PACKAGE.version,
+    ...options.resource,
+  });
   const shownUrl = displayUrl(target.url);
   const outages = new OutageLog(logger, "metrics", target);
   const exporter = new ObservedExporter(metricExporter(target), (outcome) => {
