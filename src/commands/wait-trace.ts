@@ -6,14 +6,12 @@
  * invalid settings or a collector that fails are each one line on standard error, naming no
  * URL credentials and no header.
  */
-import { resourceFromAttributes } from "@opentelemetry/resources";
 import { displayUrl, type OtlpTarget } from "../config/index.js";
 import type { Operation } from "../contract/index.js";
 import {
   finalAttemptSpan,
+  loadWire,
   parseTraceParent,
-  readableSpan,
-  sendSpansOnce,
   withoutSecrets,
   type TraceParent,
 } from "../otlp/index.js";
@@ -104,19 +102,23 @@ export async function sendWaitSpans(
 ): Promise<string | undefined> {
   const { target } = plan;
   if (target === undefined) return undefined;
-  const resource = resourceFromAttributes(plan.resource);
-  const spans = operations
+  const records = operations
     .map((op) => finalAttemptSpan(op))
-    .filter((record) => record !== undefined)
-    .map((record) => readableSpan(record, resource, { parent: plan.parent }));
-  if (spans.length === 0) return undefined;
+    .filter((record) => record !== undefined);
+  if (records.length === 0) return undefined;
+  // OpenTelemetry's packages are loaded only now, when there is something to send.
+  const wire = await loadWire();
+  const resource = wire.spanResource(plan.resource);
+  const spans = records.map((record) =>
+    wire.readableSpan(record, resource, { parent: plan.parent }),
+  );
   const where = displayUrl(target.url);
   const what =
     spans.length === 1
       ? "the span of 1 operation was"
       : `the spans of ${spans.length} operations were`;
   try {
-    const outcome = await sendSpansOnce(target, spans);
+    const outcome = await wire.sendSpansOnce(target, spans);
     return outcome.ok ? undefined : `warning: ${what} not exported to ${where}: ${outcome.detail}`;
   } catch (error) {
     // Not expected (the send never rejects), and still never the job's failure.

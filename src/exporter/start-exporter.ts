@@ -26,7 +26,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { createDaemon, type Daemon, type DaemonObserver } from "../daemon/index.js";
 import { createLogger, errorFields, type Logger } from "../logger.js";
 import { countMetrics, exposeMetrics, type ExporterMetrics } from "../metrics/index.js";
-import { startMetricsPush } from "../otlp/index.js";
+import { loadWire } from "../otlp/index.js";
 import {
   nudgeRoute,
   startServer,
@@ -185,7 +185,8 @@ export async function startExporter(
   const metricsPush =
     otlp.metrics === undefined
       ? undefined
-      : startMetricsPush({
+      : // OpenTelemetry's packages are loaded only when the metrics are pushed.
+        (await loadWire()).startMetricsPush({
           target: otlp.metrics,
           resource: otlp.resource,
           families: () => metrics.families(),

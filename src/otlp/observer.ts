@@ -2,7 +2,7 @@
  * What the OpenTelemetry export reports as it runs (the `pgcp_otlp_*` metrics hear it). It never
  * carries a URL, a header or a span's content.
  */
-import type { ExportFailureReason } from "./transport.js";
+import type { ExportFailureReason } from "./wire/transport.js";
 
 /** Why spans left the queue without reaching the collector. */
 export type SpanGiveUpReason = "rejected" | "expired";

@@ -8,8 +8,8 @@
  */
 import { displayUrl, type OtlpTarget } from "../config/index.js";
 import type { Logger } from "../logger.js";
-import { withoutSecrets } from "./send-once.js";
-import type { ExportOutcome } from "./transport.js";
+import { withoutSecrets } from "./redaction.js";
+import type { ExportOutcome } from "./wire/transport.js";
 
 type Failure = Extract<ExportOutcome, { ok: false }>;
 

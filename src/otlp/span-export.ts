@@ -14,8 +14,6 @@
  * It runs when woken (a poll committed spans, a state was loaded) and when its backoff ends; with
  * nothing queued it does nothing.
  */
-import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
-import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { Clock } from "../clock.js";
 import type { OtlpTarget } from "../config/index.js";
 import type { Logger } from "../logger.js";
@@ -27,12 +25,12 @@ import {
   type QueuedSpan,
 } from "../store/index.js";
 import type { OutboxChange } from "../sync/index.js";
-import { PACKAGE } from "../version.js";
+import { loadWire } from "./load-wire.js";
 import { SILENT_OTLP_OBSERVER, type OtlpObserver, type SpanGiveUpReason } from "./observer.js";
-import { readableSpan } from "./span-data.js";
 import { OutageLog } from "./outage-log.js";
-import { withoutSecrets } from "./send-once.js";
-import { exportOnce, traceExporter, type ExportOutcome } from "./transport.js";
+import { withoutSecrets } from "./redaction.js";
+import type { SpanSender } from "./wire/span-sender.js";
+import type { ExportOutcome } from "./wire/transport.js";
 
 /** A project whose span queue the export drains (the roster's outbox owner is one). */
 export interface SpanQueueOwner {
@@ -53,8 +51,6 @@ export interface SpanExportOptions {
   readonly clock: Clock;
   readonly observer?: OtlpObserver | undefined;
   readonly random?: () => number;
-  /** The exporter (default OpenTelemetry's OTLP/HTTP exporter for the target). */
-  readonly exporter?: SpanExporter;
 }
 
 /** The longest wait between two exports while the collector fails. */
@@ -63,8 +59,8 @@ const MAX_BACKOFF_MS = 300_000;
 export class SpanExport {
   /** Projects that may hold queued spans, in the order they are served. */
   readonly #pending = new Set<string>();
-  readonly #exporter: SpanExporter;
-  readonly #resource: Resource;
+  /** OpenTelemetry's exporter, loaded with its packages at the first export. */
+  #sender: SpanSender | undefined;
   readonly #observer: OtlpObserver;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
@@ -79,11 +75,6 @@ export class SpanExport {
   readonly #outage: OutageLog;
 
   constructor(private readonly options: SpanExportOptions) {
-    this.#exporter = options.exporter ?? traceExporter(options.target);
-    this.#resource = resourceFromAttributes({
-      "service.version": PACKAGE.version,
-      ...options.resource,
-    });
     this.#observer = options.observer ?? SILENT_OTLP_OBSERVER;
     this.#batchLimit = options.target.batchSize;
     this.#outage = new OutageLog(options.logger, "traces", options.target);
@@ -119,7 +110,7 @@ export class SpanExport {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.idle();
-    await this.#exporter.shutdown().catch(() => undefined);
+    await this.#sender?.shutdown();
   }
 
   #schedule(delayMs: number): void {
@@ -141,10 +132,9 @@ export class SpanExport {
     while (!this.#stopped) {
       const batch = this.#nextBatch();
       if (batch.length === 0) return;
-      const spans = batch.flatMap(({ spans: queued }) =>
-        queued.map((q) => readableSpan(q.span, this.#resource)),
-      );
-      const outcome = await exportOnce(this.#exporter, spans);
+      const spans = batch.flatMap(({ spans: queued }) => queued.map((q) => q.span));
+      this.#sender ??= (await loadWire()).spanSender(this.options.target, this.options.resource);
+      const outcome = await this.#sender.send(spans);
       if (outcome.ok) {
         const settled = await this.#settle(batch, (queue, keys) => ({
           queue: removeFromSpanQueue(queue, keys),

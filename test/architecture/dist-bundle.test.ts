@@ -1,8 +1,8 @@
 /**
  * What `npm run build` ships in `dist/` (`tools/bundle.ts`), read from the files it wrote
  * (`npm test` builds first): code that loads nothing from `node_modules`, text that is all
- * ASCII, modules that do not make Node load its own undici, and the licence of every package
- * bundled into it.
+ * ASCII, modules that do not make Node load its own undici, OpenTelemetry's exporters loaded only
+ * when an export is on, and the licence of every package bundled into it.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
@@ -56,6 +56,30 @@ describe("dist/, as built", () => {
     });
     expect(modules.length).toBeGreaterThan(5);
     expect(JSON.parse(out)).toEqual([]);
+  });
+
+  it("keeps OpenTelemetry's exporters in files only a dynamic import loads (an export on)", () => {
+    const wire = code.filter(({ text }) => text.includes("OTLPTraceExporter")).map((c) => c.file);
+    expect(wire.length).toBeGreaterThan(0);
+    for (const file of wire) {
+      const quoted = (q: string) => `${q}./${file}${q}`;
+      const statically = code.filter(({ text }) =>
+        ['"', "'", "`"].some(
+          (q) =>
+            text.includes(`from${quoted(q)}`) ||
+            text.includes(`from ${quoted(q)}`) ||
+            text.includes(`import${quoted(q)}`),
+        ),
+      );
+      expect(
+        statically.map((c) => c.file),
+        `${file} is imported statically`,
+      ).toEqual([]);
+      const dynamically = code.filter(({ text }) =>
+        ['"', "'", "`"].some((q) => text.includes(`import(${quoted(q)})`)),
+      );
+      expect(dynamically.length, `${file} is imported dynamically`).toBeGreaterThan(0);
+    }
   });
 
   it("carries the licence of every runtime dependency it bundles", () => {

@@ -10,7 +10,7 @@ import {
   unitOf,
   type MetricFamily,
   type PointTimes,
-} from "../../src/otlp/metric-families.js";
+} from "../../src/otlp/wire/metric-families.js";
 
 const times: PointTimes = { startTime: [1_700_000_000, 0], endTime: [1_700_000_060, 500] };
 

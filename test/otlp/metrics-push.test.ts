@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startExporter, type RunningExporter } from "../../src/exporter/index.js";
-import { startMetricsPush } from "../../src/otlp/index.js";
+import { startMetricsPush } from "../../src/otlp/wire/index.js";
 import { captureLogger, type CapturedLogger } from "../support/capture-logger.js";
 import { NEVER_STUCK } from "../support/daemon-config.js";
 import { parseExposition, type Sample } from "../support/exposition.js";

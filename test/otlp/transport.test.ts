@@ -7,8 +7,8 @@
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { afterEach, describe, expect, it } from "vitest";
 import { operationSpanIds } from "../../src/otlp/ids.js";
-import { readableSpan } from "../../src/otlp/span-data.js";
-import { exportOnce, traceExporter } from "../../src/otlp/transport.js";
+import { readableSpan } from "../../src/otlp/wire/span-data.js";
+import { exportOnce, traceExporter } from "../../src/otlp/wire/transport.js";
 import type { OperationSpan } from "../../src/store/index.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp-receiver.js";
 

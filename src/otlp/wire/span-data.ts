@@ -12,9 +12,9 @@ import { SpanKind, SpanStatusCode, type Attributes, type Link } from "@opentelem
 import { hrTimeDuration, millisToHrTime } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { IncidentSpan, OperationSpan, SpanRecord } from "../store/index.js";
-import { PACKAGE } from "../version.js";
-import { incidentSpanIds, operationSpanIds, type SpanIds, type TraceParent } from "./ids.js";
+import type { IncidentSpan, OperationSpan, SpanRecord } from "../../store/index.js";
+import { PACKAGE } from "../../version.js";
+import { incidentSpanIds, operationSpanIds, type SpanIds, type TraceParent } from "../ids.js";
 
 /** `cicd.pipeline.result` of each end status (OpenTelemetry's CI/CD conventions). */
 export const PIPELINE_RESULT: Readonly<Record<string, string>> = {

@@ -12,7 +12,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
-import type { OtlpTarget } from "../config/index.js";
+import type { OtlpTarget } from "../../config/index.js";
 
 /** The exporter of spans to `target`. */
 export function traceExporter(target: OtlpTarget): SpanExporter {

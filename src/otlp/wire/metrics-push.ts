@@ -21,13 +21,13 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
-import { systemClock, type Clock } from "../clock.js";
-import { displayUrl, type OtlpTarget } from "../config/index.js";
-import { errorFields, type Logger } from "../logger.js";
-import { PACKAGE } from "../version.js";
+import { systemClock, type Clock } from "../../clock.js";
+import { displayUrl, type OtlpTarget } from "../../config/index.js";
+import { errorFields, type Logger } from "../../logger.js";
+import { PACKAGE } from "../../version.js";
 import { metricData, type ReadMetricFamilies } from "./metric-families.js";
-import { SILENT_OTLP_OBSERVER, type OtlpObserver } from "./observer.js";
-import { OutageLog } from "./outage-log.js";
+import { SILENT_OTLP_OBSERVER, type OtlpObserver } from "../observer.js";
+import { OutageLog } from "../outage-log.js";
 import { exportOutcome, metricExporter, type ExportOutcome } from "./transport.js";
 
 export interface MetricsPushOptions {
