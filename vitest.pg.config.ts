@@ -1,8 +1,9 @@
 /**
  * `npm run test:pg`: the tests that need a Postgres server (`test/pg`), kept out of `npm test`.
  * The global setup uses `PGCP_TEST_POSTGRES_URL`, or starts a throwaway server (see
- * `test/pg/global-setup.ts`). Files run one at a time: the replica test spawns several
- * daemons and times their leases.
+ * `test/pg/global-setup.ts`). Files run one at a time by default; `npm run test:pg` runs the
+ * others two at a time (each test has databases of its own), then the replica test alone: it
+ * spawns several daemons and times their leases.
  */
 import { defineConfig } from "vitest/config";
 
