@@ -16,7 +16,7 @@
  */
 import type { Clock } from "../clock.js";
 import type { OtlpTarget } from "../config/index.js";
-import type { Logger } from "../logger.js";
+import { errorFields, type Logger } from "../logger.js";
 import {
   deadLetterSpans,
   removeFromSpanQueue,
@@ -92,13 +92,6 @@ export class SpanExport {
     this.#schedule(0);
   }
 
-  /** Spans queued in the watched projects now. */
-  queued(): number {
-    let count = 0;
-    for (const owner of this.options.projects()) count += owner.state?.spans?.length ?? 0;
-    return count;
-  }
-
   /** Resolves once no export is under way. */
   async idle(): Promise<void> {
     while (this.#running !== undefined) await this.#running;
@@ -119,10 +112,16 @@ export class SpanExport {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#running = this.#drain().finally(() => {
-        this.#running = undefined;
-        if (this.#pending.size > 0) this.#schedule(0);
-      });
+      this.#running = this.#drain()
+        .catch((error: unknown) => {
+          // Not expected (a send never rejects); the spans stay queued and are tried again.
+          this.options.logger.error(errorFields(error), "the span export failed; it tries again");
+          this.#backOff();
+        })
+        .finally(() => {
+          this.#running = undefined;
+          if (this.#pending.size > 0) this.#schedule(0);
+        });
     }, wait);
     this.#timer.unref();
   }
