@@ -104,3 +104,27 @@ it("classifies a collector's refusals without its URL or headers", async () => {
     expect(JSON.stringify(outcome)).not.toMatch(/secret-in-url|collector-token/);
   }
 });
+
+it("compresses with gzip when OTEL_EXPORTER_OTLP_COMPRESSION asks, as OpenTelemetry's exporter documents", async () => {
+  receiver = await startOtlpReceiver();
+  const before = process.env.OTEL_EXPORTER_OTLP_COMPRESSION;
+  process.env.OTEL_EXPORTER_OTLP_COMPRESSION = "gzip";
+  try {
+    const exporter = traceExporter({
+      url: `${receiver.url}/v1/traces`,
+      protocol: "http/protobuf",
+      headers: {},
+      timeoutMs: 5_000,
+    });
+    const outcome = await exportOnce(exporter, [
+      readableSpan(failedAttempt, resourceFromAttributes({})),
+    ]);
+    await exporter.shutdown();
+    expect(outcome).toEqual({ ok: true });
+  } finally {
+    if (before === undefined) delete process.env.OTEL_EXPORTER_OTLP_COMPRESSION;
+    else process.env.OTEL_EXPORTER_OTLP_COMPRESSION = before;
+  }
+  expect(receiver.receiver.requests[0]?.headers["content-encoding"]).toBe("gzip");
+  expect(receiver.spans().map((s) => s.name)).toEqual(["start_compute"]);
+});
