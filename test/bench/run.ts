@@ -285,12 +285,14 @@ async function main(): Promise<void> {
     }
     if (selected.has("spans")) {
       const throughput = [];
-      for (const projects of [100, 1000]) {
-        throughput.push(await measureSpanThroughput(ctx, scaled(projects, scale), 100));
+      // 100,000 spans in shallower or deeper queues, the deepest full (after an outage).
+      for (const [projects, spans] of [
+        [1000, 100],
+        [100, 1000],
+        [10, SPAN_QUEUE_LIMIT],
+      ] as const) {
+        throughput.push(await measureSpanThroughput(ctx, scaled(projects, scale), spans));
       }
-      // One project's backlog, up to its queue's limit (after a collector's outage).
-      const backlog = Math.min(SPAN_QUEUE_LIMIT, scaled(SPAN_QUEUE_LIMIT, scale));
-      throughput.push(await measureSpanThroughput(ctx, 1, backlog));
       results.spans = {
         throughput,
         timeToSpan: await measureTimeToSpan(ctx, scaled(1000, scale), 20),
