@@ -3,6 +3,7 @@ import type { Results } from "./run.js";
 import type { HandoverRun } from "./scenarios/handover.js";
 import type { ScrapePoint } from "./scenarios/scrape.js";
 import type { SkewedFleetRun } from "./scenarios/skewed-fleet.js";
+import type { SpansResults } from "./scenarios/spans.js";
 import type { Stall, StallCauses } from "./workers/exporter-host.js";
 import { round, type Summary } from "./lib/stats.js";
 
@@ -218,7 +219,44 @@ export function report(r: Results): string {
         ),
     );
   }
+  if (r.spans !== undefined) parts.push(spansTables(r.spans));
   return `${parts.join("\n\n")}\n`;
+}
+
+/** Scenario 9: the span export's throughput against the exporter alone, time to span, memory. */
+function spansTables(s: SpansResults): string {
+  const t = s.timeToSpan;
+  const { before, loaded, exported } = s.wireMemory;
+  return (
+    `### 9. The span export\n\n` +
+    table(
+      [
+        "projects x spans",
+        "export, spans/s",
+        "exporter alone, spans/s",
+        "time ratio",
+        "requests / commits per 1,000 spans",
+        "repeats",
+      ],
+      s.throughput.map((p) => [
+        `${n(p.projects)} x ${n(p.spansPerProject)}`,
+        med(p.exportSpansPerSecond),
+        med(p.baselineSpansPerSecond),
+        med(p.timeRatio),
+        `${n(p.requestsPer1000Spans)} / ${n(p.commitsPer1000Spans)}`,
+        n(p.repeats),
+      ]),
+    ) +
+    `\n\nTime to span, ${n(t.samples)} commits of ${n(t.spansPerCommit)} spans among ` +
+    `${n(t.projects)} projects, p50 / p90: the commit ${n(t.commitMs.p50)} / ` +
+    `${n(t.commitMs.p90)} ms; from \`wake\` to the receiver ${n(t.exportMs.p50)} / ` +
+    `${n(t.exportMs.p90)} ms; the exporter alone ${n(t.baselineMs.p50)} / ` +
+    `${n(t.baselineMs.p90)} ms (ratio ${n(t.exportMs.p50 / t.baselineMs.p50)} / ` +
+    `${n(t.exportMs.p90 / t.baselineMs.p90)}).\n\n` +
+    `An exporter process before loading OpenTelemetry's packages, after, and after a first ` +
+    `export of 512 spans: RSS ${mb(before.rss)} → ${mb(loaded.rss)} → ${mb(exported.rss)}, ` +
+    `heap used ${mb(before.heapUsed)} → ${mb(loaded.heapUsed)} → ${mb(exported.heapUsed)}.`
+  );
 }
 
 /** Series and bytes at each detail level, against the full level (results that have them). */

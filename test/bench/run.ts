@@ -8,7 +8,7 @@
  *   BENCH_ONLY=ingest,scrape npm run bench   # some scenarios only
  *   BENCH_ONLY=handover npm run bench        # needs PostgreSQL: PGCP_TEST_POSTGRES_URL, or the
  *                                            # Debian package postgresql for a throwaway server
- *   BENCH_RUNS=5 npm run bench               # more repetitions of the ingest runs
+ *   BENCH_RUNS=5 npm run bench               # more repetitions of the ingest and spans runs
  *   npm run bench -- --report FILE           # print the tables of an earlier results file
  */
 import { execFileSync } from "node:child_process";
@@ -28,6 +28,13 @@ import { measureScrape, type ScrapePoint } from "./scenarios/scrape.js";
 import { measureSkewedFleet, type SkewedFleetRun } from "./scenarios/skewed-fleet.js";
 import { measureState, type StatePoint } from "./scenarios/state.js";
 import { measureDelivery, type DeliveryPoint } from "./scenarios/delivery.js";
+import {
+  measureSpanThroughput,
+  measureTimeToSpan,
+  measureWireMemory,
+  type SpansResults,
+} from "./scenarios/spans.js";
+import { SPAN_QUEUE_LIMIT } from "../../src/store/index.js";
 
 export const SCENARIOS = [
   "ingest",
@@ -38,6 +45,7 @@ export const SCENARIOS = [
   "state",
   "handover",
   "delivery",
+  "spans",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -76,6 +84,8 @@ export interface Results {
   readonly handover?: HandoverRun;
   /** Scenario 8, the delivery loop at rest and on a new alert. */
   readonly delivery?: DeliveryPoint[];
+  /** Scenario 9, the span export: throughput at three sizes, time to span, the wire's memory. */
+  readonly spans?: SpansResults;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -271,6 +281,23 @@ async function main(): Promise<void> {
       for (const projects of [1000, 10_000]) {
         results.delivery.push(await measureDelivery(ctx, scaled(projects, scale), 4));
       }
+      await save();
+    }
+    if (selected.has("spans")) {
+      const throughput = [];
+      // 100,000 spans in shallower or deeper queues, the deepest full (after an outage).
+      for (const [projects, spans] of [
+        [1000, 100],
+        [100, 1000],
+        [10, SPAN_QUEUE_LIMIT],
+      ] as const) {
+        throughput.push(await measureSpanThroughput(ctx, scaled(projects, scale), spans));
+      }
+      results.spans = {
+        throughput,
+        timeToSpan: await measureTimeToSpan(ctx, scaled(1000, scale), 20),
+        wireMemory: await measureWireMemory(ctx),
+      };
       await save();
     }
   } finally {

@@ -25,9 +25,11 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   type ProjectState,
+  type SpanRecord,
 } from "../../../src/store/index.js";
 import { emptyTotals, type PollOptions } from "../../../src/sync/index.js";
 import { pollOptionsFrom } from "../../../src/daemon/index.js";
+import { loadWire } from "../../../src/otlp/index.js";
 import { apiReader } from "../lib/api-reader.js";
 import { serve } from "../lib/rpc.js";
 import { cpuMsSince, memorySnapshot, type MemorySnapshot } from "../lib/process-stats.js";
@@ -418,6 +420,23 @@ const handlers = {
   },
 
   memory: () => memorySnapshot(),
+
+  /** Loads OpenTelemetry's packages, as the span export's first request does. */
+  async loadWire(): Promise<void> {
+    await loadWire();
+  },
+
+  /** One export of `spans` to `url` (`http/protobuf`), as the span export's first request. */
+  async sendSpans(args: { url: string; spans: readonly SpanRecord[] }): Promise<boolean> {
+    const target = {
+      url: args.url,
+      protocol: "http/protobuf" as const,
+      headers: {},
+      timeoutMs: 10_000,
+    };
+    const sender = (await loadWire()).spanSender(target, { "service.name": "pgcp-exporter" });
+    return (await sender.send(args.spans)).ok;
+  },
 
   gc(): MemorySnapshot {
     globalThis.gc?.();
