@@ -1,6 +1,6 @@
 /**
  * Loads the modules that load OpenTelemetry's packages (`wire/`), at the first export: a process
- * with no export on never loads them (about 20 MB of code kept out of memory).
+ * with no export on never loads them (docs/performance.md measures what they cost once loaded).
  */
 import type * as Wire from "./wire/index.js";
 
