@@ -175,8 +175,7 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
     },
   });
 
-  const pipeline = alertPipeline(config, deps, roster, report.alertsDropped, clock);
-  const { delivery, intake } = pipeline;
+  // The span export drains the span queues that the polls and the incident desk fill.
   const traces = deps.otlp?.traces;
   const spans =
     traces === undefined
@@ -190,6 +189,8 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
           clock,
           observer: deps.otlpObserver,
         });
+  const pipeline = alertPipeline(config, deps, { roster, spans }, report.alertsDropped, clock);
+  const { delivery, intake } = pipeline;
   const polls = new PollSettings(
     config,
     intake,
@@ -341,11 +342,12 @@ export function assembleDaemon(config: Config, deps: DaemonDependencies): Daemon
 function alertPipeline(
   config: Config,
   deps: DaemonDependencies,
-  roster: ProjectRoster,
+  parts: { readonly roster: ProjectRoster; readonly spans: SpanExport | undefined },
   dropped: (projectId: string, count: number) => void,
   clock: Clock,
 ) {
   const { logger } = deps;
+  const { roster, spans } = parts;
   const ledger = new IncidentLedger({
     settings: incidentSettings(config),
     projects: () => roster.owners(),
@@ -365,8 +367,10 @@ function alertPipeline(
     names: deps.names,
     ledger,
     addAlerts: (projectId, entries, nowMs) => roster.addAlerts(projectId, entries, nowMs),
+    // An outbox that gained alerts, or an incident's span queued with its resolution.
     wake: (projectId) => {
       delivery.notifier.wake(projectId);
+      spans?.wake(projectId);
     },
     dropped,
     clock,
@@ -379,7 +383,7 @@ function alertPipeline(
     logger,
     clock,
     // The traces are settled at the start (a reload does not change them).
-    queueSpans: deps.otlp?.traces !== undefined,
+    queueSpans: spans !== undefined,
   });
   const components: Component[] = [
     {
