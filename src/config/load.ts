@@ -127,8 +127,6 @@ export const ENVIRONMENT: readonly {
     path: ["otlp", "metrics", "interval"],
     parse: fromMilliseconds,
   },
-  { name: "OTEL_TRACES_EXPORTER", path: ["otlp", "traces", "enabled"], parse: exporterChoice },
-  { name: "OTEL_METRICS_EXPORTER", path: ["otlp", "metrics", "enabled"], parse: exporterChoice },
 ];
 
 /** A duration in milliseconds, as OpenTelemetry's variables give one, in seconds. */
@@ -155,14 +153,6 @@ export function parseKeyValues(text: string): unknown {
     }
   }
   return out;
-}
-
-/** `OTEL_*_EXPORTER`: `otlp` exports, `none` does not; anything else is refused as it is. */
-function exporterChoice(text: string): unknown {
-  const choice = text.trim().toLowerCase();
-  if (choice === "otlp") return true;
-  if (choice === "none") return false;
-  return `${text} (only otlp and none are supported)`;
 }
 
 /** `all`, or a comma-separated list of project ids (blanks ignored). */

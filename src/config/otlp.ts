@@ -39,7 +39,12 @@ export function resolveOtlp(config: Config, env: NodeJS.ProcessEnv): ResolvedOtl
   const common = headersOf(OTLP_HEADER_VARIABLES.all);
   const target = (signal: "traces" | "metrics"): OtlpTarget | undefined => {
     const section = otlp[signal];
-    if (!section.enabled) return undefined;
+    const chosen = exporterChoice(EXPORTER_VARIABLES[signal], env);
+    if (typeof chosen === "string") {
+      problems.push(chosen);
+      return undefined;
+    }
+    if (!(chosen ?? section.enabled)) return undefined;
     const url = section.endpoint ?? signalUrl(otlp.endpoint, signal);
     if (url === undefined) return undefined;
     return {
@@ -67,6 +72,25 @@ export function resolveOtlp(config: Config, env: NodeJS.ProcessEnv): ResolvedOtl
       : { metrics: { ...metrics, intervalMs: otlp.metrics.interval * 1000 } }),
     resource: { ...otlp.resourceAttributes, "service.name": otlp.serviceName },
   };
+}
+
+/** The standard variables that choose each signal's exporter (`otlp` or `none`). */
+const EXPORTER_VARIABLES = {
+  traces: "OTEL_TRACES_EXPORTER",
+  metrics: "OTEL_METRICS_EXPORTER",
+} as const;
+
+/**
+ * What `OTEL_TRACES_EXPORTER` or `OTEL_METRICS_EXPORTER` chooses: on when its list names `otlp`,
+ * off when it says `none`, undefined when unset (the configuration decides); a problem otherwise.
+ */
+function exporterChoice(name: string, env: NodeJS.ProcessEnv): boolean | undefined | string {
+  const text = env[name]?.trim() ?? "";
+  if (text === "") return undefined;
+  const names = text.split(",").map((n) => n.trim().toLowerCase());
+  if (names.includes("otlp")) return true;
+  if (names.every((n) => n === "none")) return false;
+  return `${name}: only otlp and none are exported here (it says ${JSON.stringify(text.slice(0, 40))})`;
 }
 
 /** The export when nothing is configured: off. */
