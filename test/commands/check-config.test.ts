@@ -351,6 +351,25 @@ it("refuses OTLP settings it cannot honour, and headers written in the file", as
     "OTEL_EXPORTER_OTLP_HEADERS: must be a comma-separated list of key=value (values percent-encoded)",
   );
 
+  const zipkin = await checkConfigHiding([], {
+    PGCP_API_KEY: "k",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel.example:4318",
+    OTEL_TRACES_EXPORTER: "zipkin",
+  });
+  expect(zipkin.code).toBe(2);
+  expect(zipkin.stderr).toContain(
+    'OTEL_TRACES_EXPORTER: only otlp and none are exported here (it says "zipkin")',
+  );
+  const none = await checkConfigHiding([], {
+    PGCP_API_KEY: "k",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel.example:4318",
+    OTEL_TRACES_EXPORTER: "none",
+  });
+  expect(none.code).toBe(0);
+  expect(none.stdout).toContain(
+    "otlp:      traces off; metrics to http://otel.example:4318/v1/metrics",
+  );
+
   const dir = await tempDir("pgcp-check-");
   const file = path.join(dir, "config.yaml");
   await writeFile(
