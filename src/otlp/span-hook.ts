@@ -4,9 +4,7 @@
  * the name lookup.
  */
 import { MAX_NAME_LENGTH, MAX_SPAN_ERROR_LENGTH, type OperationSpan } from "../store/index.js";
-import type { EndedAttempt, NameLookup, PollOptions } from "../sync/index.js";
-
-const FAILURES: ReadonlySet<string> = new Set(["failed", "error"]);
+import { isFailure, type EndedAttempt, type NameLookup, type PollOptions } from "../sync/index.js";
 
 /** The hook for the polls' options (`PollOptions.spansFor`). */
 export function spanHook(names: NameLookup | undefined): NonNullable<PollOptions["spansFor"]> {
@@ -34,7 +32,7 @@ export function operationSpanOf(
         : name(names?.endpointName(op.projectId, op.endpointId)),
     regionId,
     // The error text is the failure's: a later attempt that finished does not carry it.
-    error: FAILURES.has(ended.status) ? op.error?.slice(0, MAX_SPAN_ERROR_LENGTH) : undefined,
+    error: isFailure(ended.status) ? op.error?.slice(0, MAX_SPAN_ERROR_LENGTH) : undefined,
   };
   return {
     kind: "operation",

@@ -5,6 +5,7 @@
  * the same atomic write as the rest of the state.
  */
 import type { Alert } from "./alert-record.js";
+import { addBounded } from "./bounded-list.js";
 import type { DeadLetter, OutboxEntry } from "./project-state.js";
 
 /** Most alerts one project's outbox holds; beyond it, new alerts are dropped and counted. */
@@ -22,16 +23,8 @@ export function addToOutbox(
   entries: readonly OutboxEntry[],
   limit: number = DEFAULT_OUTBOX_LIMIT,
 ): { outbox: OutboxEntry[]; dropped: OutboxEntry[] } {
-  const ids = new Set(outbox.map((e) => e.alert.id));
-  const next = [...outbox];
-  const dropped: OutboxEntry[] = [];
-  for (const entry of entries) {
-    if (ids.has(entry.alert.id)) continue;
-    ids.add(entry.alert.id);
-    if (next.length >= limit) dropped.push(entry);
-    else next.push(entry);
-  }
-  return { outbox: next, dropped };
+  const { list, dropped } = addBounded(outbox, entries, (e) => e.alert.id, limit);
+  return { outbox: list, dropped };
 }
 
 /**

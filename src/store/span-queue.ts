@@ -4,6 +4,7 @@
  * the span dead letters. Whoever commits the project's state applies them, so the queue always
  * changes in the same atomic write as the rest of the state.
  */
+import { addBounded } from "./bounded-list.js";
 import { spanKey, type QueuedSpan, type SpanDeadLetter } from "./span-record.js";
 
 /** Most spans one project's queue holds; beyond it, new spans are dropped and counted. */
@@ -20,17 +21,8 @@ export function addToSpanQueue(
   added: readonly QueuedSpan[],
   limit: number = SPAN_QUEUE_LIMIT,
 ): { queue: QueuedSpan[]; dropped: QueuedSpan[] } {
-  const keys = new Set(queue.map((q) => spanKey(q.span)));
-  const next = [...queue];
-  const dropped: QueuedSpan[] = [];
-  for (const entry of added) {
-    const key = spanKey(entry.span);
-    if (keys.has(key)) continue;
-    keys.add(key);
-    if (next.length >= limit) dropped.push(entry);
-    else next.push(entry);
-  }
-  return { queue: next, dropped };
+  const { list, dropped } = addBounded(queue, added, (q) => spanKey(q.span), limit);
+  return { queue: list, dropped };
 }
 
 /** The queue without the spans of `keys` (the collector took them). */

@@ -29,7 +29,12 @@ export interface EndedAttempt {
  * the same number.
  */
 export function attemptOf(status: string, failuresCount: number): number {
-  return status === "failed" || status === "error" ? Math.max(failuresCount, 1) : failuresCount + 1;
+  return isFailure(status) ? Math.max(failuresCount, 1) : failuresCount + 1;
+}
+
+/** The end statuses an attempt fails in, each raising `failures_count` (a span's ERROR). */
+export function isFailure(status: string): boolean {
+  return status === "failed" || status === "error";
 }
 
 /** The attempts the `ended` transitions of a poll tell of, in the order found. */

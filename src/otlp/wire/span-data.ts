@@ -13,6 +13,7 @@ import { hrTimeDuration, millisToHrTime } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { IncidentSpan, OperationSpan, SpanRecord } from "../../store/index.js";
+import { isFailure } from "../../sync/index.js";
 import { PACKAGE } from "../../version.js";
 import { incidentSpanIds, operationSpanIds, type SpanIds, type TraceParent } from "../ids.js";
 
@@ -24,9 +25,6 @@ export const PIPELINE_RESULT: Readonly<Record<string, string>> = {
   cancelled: "cancellation",
   skipped: "skip",
 };
-
-/** End statuses a span reports as an error. */
-const ERROR_STATUSES: ReadonlySet<string> = new Set(["failed", "error"]);
 
 /** The instrumentation scope every span carries. */
 const SCOPE = { name: PACKAGE.name, version: PACKAGE.version };
@@ -68,7 +66,7 @@ export function operationAttributes(record: OperationSpan): Attributes {
   for (const [key, value] of optional) if (value !== undefined) attributes[key] = value;
   const result = PIPELINE_RESULT[record.status];
   if (result !== undefined) attributes["cicd.pipeline.result"] = result;
-  if (ERROR_STATUSES.has(record.status)) attributes["error.type"] = record.status;
+  if (isFailure(record.status)) attributes["error.type"] = record.status;
   return attributes;
 }
 
@@ -84,7 +82,7 @@ function operationSpan(
   if (record.attempt > 1) {
     links.push(link(operationSpanIds(record.operationId, record.attempt - 1), "previous_attempt"));
   }
-  const failed = ERROR_STATUSES.has(record.status);
+  const failed = isFailure(record.status);
   return span({
     name: record.action,
     ids: parent === undefined ? own : { traceId: parent.traceId, spanId: own.spanId },
