@@ -4,7 +4,7 @@
  * YAML, environment and command line with every problem listed by path in our own words
  * (`problems.ts`, with what each setting expects from `setting-hints.ts`), the accounts' API
  * keys, the sinks' secrets, the compute probe's connections (`computes.ts`), the OpenTelemetry export's targets
- * (`otlp.ts`), the silences (and
+ * (`otlp.ts`), the redaction of secrets from what is shown (`redact.ts`), the silences (and
  * the cron expressions of recurring ones), the web configuration file, and what a reload may
  * change while running.
  */
@@ -43,6 +43,7 @@ export * from "./otlp.js";
 export * from "./computes.js";
 export * from "./secret-files.js";
 export * from "./display-url.js";
+export * from "./redact.js";
 export * from "./web-config.js";
 export * from "./reload-plan.js";
 export * from "./silences.js";

@@ -8,7 +8,7 @@
  * of its Service's endpoints and stop the scrapes that show the outage), and `/readyz` answers
  * 200 naming the problem.
  */
-import { createRedactor } from "../alerts/sinks/redact.js";
+import { createRedactor } from "../config/index.js";
 import type { DaemonAccount, DaemonObserver } from "../daemon/index.js";
 
 /** What readiness learns from the daemon's reports: a project watched, a poll committed. */

@@ -1,38 +1,25 @@
 /**
  * What a collector's answer may say, cleared of the target's secrets before it is logged or kept:
- * a collector may echo a token back in the body of its refusal.
+ * a collector may echo a token back in the body of its refusal. The redaction is the one every
+ * secret goes through (`config/redact.ts`); the secrets are the target's.
  */
-import type { OtlpTarget } from "../config/index.js";
+import { createRedactor, safeDecode, type OtlpTarget } from "../config/index.js";
+
+/** Fewest characters a word of a header must have to be a secret on its own (not `Bearer`). */
+const MIN_TOKEN_LENGTH = 8;
 
 /** `text` with the target's header values and the secrets of its URL replaced. */
 export function withoutSecrets(text: string, target: OtlpTarget): string {
-  const secrets = new Set<string>();
-  const add = (value: string) => {
-    if (value.length >= 4) secrets.add(value);
-    // The token of "Bearer <token>" is a secret too, but not a short word such as the scheme.
-    for (const part of value.split(/\s+/)) if (part.length >= 8) secrets.add(part);
-  };
-  for (const value of Object.values(target.headers)) add(value);
+  const secrets: string[] = [];
+  for (const value of Object.values(target.headers)) {
+    // The token of "Bearer <token>" is a secret too, but not the scheme.
+    secrets.push(value, ...value.split(/\s+/).filter((w) => w.length >= MIN_TOKEN_LENGTH));
+  }
+  // Not the path: a collector's (`/v1/traces`) holds no secret.
   const url = URL.parse(target.url);
   if (url !== null) {
-    for (const part of [url.username, url.password, url.search.slice(1)]) {
-      add(part);
-      add(decoded(part));
-    }
-    for (const value of url.searchParams.values()) add(value);
+    for (const part of [url.username, url.password]) secrets.push(part, safeDecode(part));
+    secrets.push(url.search.slice(1), ...url.searchParams.values());
   }
-  let out = text;
-  // Longest first, so that a whole value goes before its parts.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    out = out.split(secret).join("[redacted]");
-  }
-  return out;
-}
-
-function decoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return createRedactor(secrets)(text);
 }

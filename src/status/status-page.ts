@@ -5,7 +5,7 @@
  * only the projects of that account and/or organisation; a malformed value is answered 400.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRedactor } from "../alerts/sinks/redact.js";
+import { createRedactor } from "../config/index.js";
 import type { SilenceConfig } from "../config/silences.js";
 import { RESOURCE_ID_PATTERN } from "../contract/index.js";
 import {

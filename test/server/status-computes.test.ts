@@ -4,7 +4,7 @@
  * probe's failure with its reason; problems first, capped; the password never shown.
  */
 import { describe, expect, it } from "vitest";
-import { createRedactor } from "../../src/alerts/sinks/redact.js";
+import { createRedactor } from "../../src/config/redact.js";
 import type { Endpoint } from "../../src/contract/index.js";
 import { renderStatusPage, statusView } from "../../src/status/index.js";
 import type { ComputeView } from "../../src/sync/index.js";

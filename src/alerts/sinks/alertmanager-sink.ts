@@ -22,7 +22,7 @@ import {
   SinkConfigError,
   type CommonSinkOptions,
 } from "./options.js";
-import { createRedactor, urlSecrets } from "./redact.js";
+import { createRedactor, urlSecrets } from "../../config/index.js";
 
 export const ALERTMANAGER_DEFAULT_MAX_BATCH = 100;
 

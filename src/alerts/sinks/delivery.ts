@@ -6,7 +6,7 @@ import type { Dispatcher } from "undici";
 import type { SendResult } from "./sink.js";
 import { classifyOutcome, type ReplyFlavour } from "./classify.js";
 import { createSinkAgent, postOnce } from "./http.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../../config/index.js";
 
 export interface DeliveryOptions {
   readonly url: URL;

@@ -25,7 +25,7 @@ import {
   type CommonSinkOptions,
 } from "./options.js";
 import { pagerDutyEvents, type PagerDutySeverities } from "./pagerduty-event.js";
-import { createRedactor } from "./redact.js";
+import { createRedactor } from "../../config/index.js";
 
 /**
  * One alert per batch by default: each alert is then acknowledged, retried or dead-lettered on

@@ -10,7 +10,7 @@ import { PACKAGE } from "../../version.js";
 import { abortedResult, closedResult, Delivery } from "./delivery.js";
 import { checkCommonOptions, parseTargetUrl, type CommonSinkOptions } from "./options.js";
 import { paceKey, waitForSlot } from "./pacer.js";
-import { createRedactor, urlSecrets } from "./redact.js";
+import { createRedactor, urlSecrets } from "../../config/index.js";
 import { renderSlackMessage, SLACK_LIMITS, slackAlerts } from "./slack-message.js";
 
 /** Slack allows one message per second per incoming webhook. */

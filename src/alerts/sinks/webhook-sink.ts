@@ -13,7 +13,7 @@ import {
   type CommonSinkOptions,
   SinkConfigError,
 } from "./options.js";
-import { createRedactor, urlSecrets } from "./redact.js";
+import { createRedactor, urlSecrets } from "../../config/index.js";
 import { RESERVED_HEADER_PREFIX, RESERVED_HEADERS, webhookRequest } from "./webhook-payload.js";
 
 export const WEBHOOK_DEFAULT_MAX_BATCH = 100;

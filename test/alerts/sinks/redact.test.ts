@@ -4,7 +4,7 @@
  * segment of a webhook URL. (Pure: the e2e secrets test covers every output of the daemon.)
  */
 import { describe, expect, it } from "vitest";
-import { createRedactor, urlSecrets } from "../../../src/alerts/sinks/redact.js";
+import { createRedactor, urlSecrets } from "../../../src/config/redact.js";
 
 const url = new URL(
   "https://hooks.example/redirect/services/T0SECRET123/B0SECRET456?token=TOKEN789xyz",

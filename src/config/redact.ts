@@ -1,6 +1,8 @@
 /**
  * A last line of defence for secrets: details are built from status codes and error codes only,
- * but anything a sink hands back passes through a redactor that knows its secrets anyway.
+ * but anything a sink, a collector or the state store hands back passes through a redactor that
+ * knows its secrets anyway. Here, beside the secrets' loading, so that every part that shows
+ * something can use it.
  */
 
 /** Pieces shorter than this are not treated as secrets (they would mangle ordinary words). */
@@ -39,7 +41,8 @@ export function urlSecrets(url: URL): string[] {
   return pieces;
 }
 
-function safeDecode(text: string): string {
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding. */
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
